@@ -1,0 +1,327 @@
+"""Read CoNLL-style BIO NER files and convert them to spaCy ``Doc`` objects / ``DocBin`` files.
+
+Two layouts of the same one-token-per-line format are supported (both are mirrored under
+``shared/data/ner/<NAME>/``):
+
+* ``typed`` (the MTL-Bioinformatics-2016 ``*-IOB`` files, ``mtl_iob/``):
+  ``token<TAB>B-Type|I-Type|O``; JNLPBA also has ``-DOCSTART-<TAB>O`` document separators.
+* ``untyped`` (the BioBERT files, ``biobert/``): ``token<TAB>B|I|O``; the entity type is not in
+  the file, so the caller supplies it as ``label``.
+
+Sentences are separated by blank lines. Every malformed line raises
+:class:`spacy_biolm.errors.CorpusFormatError` naming the file and the 1-based line number.
+
+Only spaCy is imported here: this module is loaded through the ``spacy_readers`` entry point,
+so it must stay cheap to import (no torch, no transformers).
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple, Union
+
+from spacy.tokens import Doc, DocBin
+from spacy.vocab import Vocab
+
+from ..errors import CorpusFormatError
+
+__all__ = [
+    "SCHEMES",
+    "DOCSTART",
+    "ConllSentence",
+    "read_conll_ner",
+    "group_sentences",
+    "sentences_to_doc",
+    "conll_to_docs",
+    "convert_ner",
+]
+
+#: Accepted values of ``scheme``; ``mtl_iob`` / ``biobert`` are aliases named after the data folders.
+SCHEMES: Dict[str, str] = {
+    "auto": "auto",
+    "typed": "typed",
+    "untyped": "untyped",
+    "mtl_iob": "typed",
+    "biobert": "untyped",
+}
+
+#: Token of a document-boundary line (CoNLL convention); such lines are not tokens.
+DOCSTART = "-DOCSTART-"
+
+PathLike = Union[str, Path]
+
+
+@dataclass(frozen=True)
+class ConllSentence:
+    """One sentence of a CoNLL NER file.
+
+    Attributes:
+        words: the tokens, exactly as in the file.
+        tags: one tag per token, normalised to typed BIO (``"B-Disease"``, ``"I-Disease"``,
+            ``"O"``) whatever the file's scheme.
+        first_line: 1-based line number of the sentence's first token (for error messages).
+        doc_start: True for the first sentence of the file and the first sentence after each
+            ``-DOCSTART-`` line.
+    """
+
+    words: Tuple[str, ...]
+    tags: Tuple[str, ...]
+    first_line: int
+    doc_start: bool
+
+
+def _resolve_scheme(scheme: str) -> str:
+    """Map a user-facing scheme name to ``auto`` / ``typed`` / ``untyped``."""
+    try:
+        return SCHEMES[scheme]
+    except KeyError:
+        raise ValueError(
+            f"Unknown NER scheme {scheme!r}; expected one of {sorted(SCHEMES)}"
+        ) from None
+
+
+def _check_label(label: str) -> None:
+    """Reject labels that could not round-trip through a BIO tag or spaCy's ent labels."""
+    if not isinstance(label, str) or not label or label != label.strip() or label == "O":
+        raise ValueError(
+            f"Invalid entity label {label!r}: need a non-empty string without surrounding spaces"
+        )
+
+
+def _split_line(path: Path, lineno: int, line: str) -> Tuple[str, str]:
+    """Split a non-blank line into (token, tag), checking the column count and the token."""
+    columns = line.split("\t")
+    if len(columns) != 2:
+        raise CorpusFormatError(
+            path,
+            lineno,
+            f"expected 2 TAB-separated columns (token, tag), found {len(columns)}: {line!r}",
+        )
+    token, tag = columns
+    if not token or token.isspace():
+        raise CorpusFormatError(path, lineno, "empty token")
+    # A token with whitespace inside would be split differently when the Doc text is re-tokenised.
+    if any(ch.isspace() for ch in token):
+        raise CorpusFormatError(path, lineno, f"token contains whitespace: {token!r}")
+    return token, tag
+
+
+class _TagNormaliser:
+    """Validates tags of one file and turns them into typed BIO.
+
+    With ``scheme="auto"`` the first entity tag (B/I) of the file fixes whether the file is typed
+    or untyped; a later tag of the other kind is an error, so mixed files are rejected.
+    """
+
+    def __init__(self, path: Path, scheme: str, label: str):
+        self.path = path
+        self.scheme = _resolve_scheme(scheme)
+        self.label = label
+        # Line that fixed the scheme under "auto", for a helpful mixing error.
+        self.decided_at: Optional[int] = None
+
+    def normalise(self, lineno: int, tag: str) -> str:
+        """Return the typed BIO form of ``tag`` or raise CorpusFormatError."""
+        if tag == "O":
+            return tag
+        prefix, sep, etype = tag.partition("-")
+        if prefix not in ("B", "I") or (sep and not etype):
+            raise CorpusFormatError(
+                self.path, lineno, f"unknown tag {tag!r}: expected O, B, I, B-<type> or I-<type>"
+            )
+        kind = "typed" if sep else "untyped"
+        self._check_kind(lineno, tag, kind)
+        return tag if kind == "typed" else f"{prefix}-{self.label}"
+
+    def _check_kind(self, lineno: int, tag: str, kind: str) -> None:
+        """Make sure typed and untyped tags are not mixed (or contradict an explicit scheme)."""
+        if self.scheme == "auto":
+            self.scheme, self.decided_at = kind, lineno
+            return
+        if kind == self.scheme:
+            return
+        if self.decided_at is not None:
+            why = f"line {self.decided_at} made this file {self.scheme} (mixed schemes)"
+        else:
+            why = f"scheme={self.scheme!r} was requested"
+        raise CorpusFormatError(
+            self.path, lineno, f"unknown tag {tag!r}: {kind} tag in a file read as {self.scheme}; {why}"
+        )
+
+
+def _check_continuation(path: Path, lineno: int, tag: str, previous: str) -> None:
+    """An ``I-x`` tag must follow ``B-x`` or ``I-x`` of the same type in the same sentence."""
+    if not tag.startswith("I-"):
+        return
+    if previous == "O" or previous[2:] != tag[2:]:
+        where = "at sentence start" if previous == "" else f"after {previous!r}"
+        raise CorpusFormatError(
+            path, lineno, f"tag {tag!r} {where} does not continue an entity of the same type"
+        )
+
+
+def read_conll_ner(
+    path: PathLike, scheme: str = "auto", label: str = "ENTITY"
+) -> Iterator[ConllSentence]:
+    """Stream the sentences of a CoNLL BIO NER file.
+
+    Args:
+        path: a ``token<TAB>tag`` file, blank lines between sentences.
+        scheme: ``"typed"`` (``B-Type``/``I-Type``/``O``; alias ``"mtl_iob"``), ``"untyped"``
+            (``B``/``I``/``O``; alias ``"biobert"``) or ``"auto"`` (decided by the file's first
+            entity tag).
+        label: entity type given to untyped tags; ignored for typed tags.
+
+    Yields:
+        ConllSentence objects in file order; empty sentences (e.g. around ``-DOCSTART-``) are
+        skipped. The file is read line by line, never whole.
+
+    Raises:
+        CorpusFormatError: on a wrong column count, an empty token, an unknown tag (including
+            typed/untyped mixing) or an ``I-`` tag that does not continue an entity of its type.
+        ValueError: on an unknown ``scheme`` or an invalid ``label``.
+    """
+    path = Path(path)
+    _check_label(label)
+    normaliser = _TagNormaliser(path, scheme, label)
+    words: List[str] = []
+    tags: List[str] = []
+    first_line = 0
+    doc_start = True
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        for lineno, raw in enumerate(handle, start=1):
+            line = raw.rstrip("\r\n")
+            is_docstart = line.split("\t", 1)[0] == DOCSTART
+            if line and not is_docstart:
+                token, tag = _split_line(path, lineno, line)
+                tag = normaliser.normalise(lineno, tag)
+                _check_continuation(path, lineno, tag, tags[-1] if tags else "")
+                if not words:
+                    first_line = lineno
+                words.append(token)
+                tags.append(tag)
+                continue
+            # Blank line or -DOCSTART-: close the current sentence (a DOCSTART without a blank line
+            # before it still ends the sentence, so no sentence spans two documents).
+            if words:
+                yield ConllSentence(tuple(words), tuple(tags), first_line, doc_start)
+                words, tags, doc_start = [], [], False
+            if is_docstart:
+                doc_start = True
+    if words:
+        yield ConllSentence(tuple(words), tuple(tags), first_line, doc_start)
+
+
+def group_sentences(
+    sentences: Iterable[ConllSentence], n_sents: int = 1
+) -> Iterator[List[ConllSentence]]:
+    """Group consecutive sentences into chunks of at most ``n_sents``, never across a doc start."""
+    if not isinstance(n_sents, int) or n_sents < 1:
+        raise ValueError(f"n_sents must be a positive integer, got {n_sents!r}")
+    group: List[ConllSentence] = []
+    for sentence in sentences:
+        if group and (len(group) == n_sents or sentence.doc_start):
+            yield group
+            group = []
+        group.append(sentence)
+    if group:
+        yield group
+
+
+def sentences_to_doc(
+    vocab: Vocab, sentences: List[ConllSentence], set_sent_starts: bool = False
+) -> Doc:
+    """Build one Doc from sentences: words separated by single spaces, ``doc.ents`` from the tags.
+
+    With ``set_sent_starts`` every sentence's first token gets ``is_sent_start=True`` and the others
+    ``False``, so ``doc.sents`` reproduces the file's sentences.
+    """
+    words: List[str] = []
+    tags: List[str] = []
+    sent_starts: List[bool] = []
+    for sentence in sentences:
+        words.extend(sentence.words)
+        tags.extend(sentence.tags)
+        sent_starts.extend([True] + [False] * (len(sentence.words) - 1))
+    spaces = [True] * len(words)
+    spaces[-1] = False
+    return Doc(
+        vocab,
+        words=words,
+        spaces=spaces,
+        ents=tags,  # "O" marks tokens as known non-entities, i.e. complete gold annotation
+        sent_starts=sent_starts if set_sent_starts else None,
+    )
+
+
+def conll_to_docs(
+    path: PathLike,
+    vocab: Vocab,
+    scheme: str = "auto",
+    label: str = "ENTITY",
+    n_sents: int = 1,
+) -> Iterator[Doc]:
+    """Stream Docs from a CoNLL BIO NER file.
+
+    Args:
+        path, scheme, label: as for :func:`read_conll_ner`.
+        vocab: vocabulary of the Docs (``nlp.vocab`` when the Docs meet a pipeline).
+        n_sents: sentences per Doc. 1 (default) gives one Doc per sentence, the BioBERT evaluation
+            unit. Larger values join consecutive sentences, never across a ``-DOCSTART-``
+            boundary, and set ``is_sent_start`` so ``doc.sents`` gives the original sentences.
+
+    Yields:
+        Docs whose words are the file's tokens separated by single spaces and whose ``doc.ents``
+        come from the BIO tags.
+    """
+    sentences = read_conll_ner(path, scheme=scheme, label=label)
+    for group in group_sentences(sentences, n_sents):
+        yield sentences_to_doc(vocab, group, set_sent_starts=n_sents > 1)
+
+
+def convert_ner(
+    input_path: PathLike,
+    output_path: PathLike,
+    scheme: str = "auto",
+    label: str = "ENTITY",
+    n_sents: int = 1,
+) -> Dict[str, object]:
+    """Convert a CoNLL BIO NER file into a spaCy ``DocBin`` (``.spacy``) file.
+
+    Args:
+        input_path: the CoNLL file.
+        output_path: where to write the DocBin; parent folders are created.
+        scheme, label, n_sents: as for :func:`conll_to_docs`.
+
+    Returns:
+        Statistics: ``sentences``, ``docs``, ``tokens``, ``entities``, ``labels`` (entity count
+        per label, sorted by label), ``documents`` (``-DOCSTART-``-delimited documents; 1 for a file
+        without separators), ``input`` and ``output`` (paths as strings).
+
+    Raises:
+        CorpusFormatError: on malformed input (nothing is written then).
+    """
+    input_path, output_path = Path(input_path), Path(output_path)
+    vocab = Vocab()
+    doc_bin = DocBin(store_user_data=False)
+    stats = {"sentences": 0, "docs": 0, "tokens": 0, "entities": 0, "documents": 0}
+    labels: Dict[str, int] = {}
+    sentences = read_conll_ner(input_path, scheme=scheme, label=label)
+    for group in group_sentences(sentences, n_sents):
+        doc = sentences_to_doc(vocab, group, set_sent_starts=n_sents > 1)
+        doc_bin.add(doc)
+        stats["sentences"] += len(group)
+        stats["documents"] += sum(sentence.doc_start for sentence in group)
+        stats["docs"] += 1
+        stats["tokens"] += len(doc)
+        stats["entities"] += len(doc.ents)
+        for ent in doc.ents:
+            labels[ent.label_] = labels.get(ent.label_, 0) + 1
+    # Written only after the whole file parsed, so a format error leaves no partial output.
+    output_path.parent.mkdir(parents=True, exist_ok=True)
+    doc_bin.to_disk(output_path)
+    return {
+        **stats,
+        "labels": dict(sorted(labels.items())),
+        "input": str(input_path),
+        "output": str(output_path),
+    }

@@ -1,0 +1,25 @@
+"""Errors raised on bad input, each naming where the problem is."""
+
+from pathlib import Path
+from typing import Optional, Union
+
+__all__ = ["CorpusFormatError", "PretrainingDataError"]
+
+
+class CorpusFormatError(ValueError):
+    """A corpus file has a malformed line or record.
+
+    The message starts with ``path:line:`` (or ``path:`` when no line applies) so editors and
+    terminals can jump to the place.
+    """
+
+    def __init__(self, path: Union[str, Path], line: Optional[int], message: str):
+        self.path = str(path)
+        self.line = line
+        self.reason = message
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: {message}")
+
+
+class PretrainingDataError(ValueError):
+    """The pretraining corpus is missing, empty or unusable."""

@@ -1,0 +1,45 @@
+"""Results tables: our scores beside the published ones."""
+
+import json
+from pathlib import Path
+from typing import Dict, List, Optional
+
+__all__ = ["ner_results_table", "paper_ner_rows"]
+
+
+def paper_ner_rows(paper_results: Path, dataset: str) -> List[List[str]]:
+    """Rows (model, P, R, F1) of the Bio-ELECTRA paper's NER table for ``dataset``."""
+    data = json.loads(Path(paper_results).read_text(encoding="utf8"))
+    paper = data["bio_electra_2020"]
+    scores = paper["ner"].get(dataset, {})
+    names = paper.get("models", {})
+    return [
+        [f"{names.get(model, model)} (paper)", *(f"{v:.2f}" for v in prf)]
+        for model, prf in scores.items()
+    ]
+
+
+def ner_results_table(
+    metrics: Dict[str, Path], dataset: str = "NCBI-disease", paper_results: Optional[Path] = None
+) -> str:
+    """Markdown table of entity-level P/R/F1 (percent) from `spacy evaluate` JSON files."""
+    rows: List[List[str]] = []
+    for name, path in metrics.items():
+        scores = json.loads(Path(path).read_text(encoding="utf8"))
+        speed = scores.get("speed")
+        rows.append(
+            [name]
+            + [f"{100 * scores[k]:.2f}" for k in ("ents_p", "ents_r", "ents_f")]
+            + [f"{speed:,.0f}" if speed else ""]
+        )
+    if paper_results and Path(paper_results).is_file():
+        rows.extend(row + [""] for row in paper_ner_rows(paper_results, dataset))
+    header = ["model", "P", "R", "F1", "words/s (CPU)"]
+    lines = [
+        f"{dataset} test set, entity-level (exact span and type match), percent.",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|",
+    ]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"

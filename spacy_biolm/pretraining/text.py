@@ -1,0 +1,191 @@
+"""Collect raw biomedical text into the pretraining text format.
+
+The format (as BERT's and ELECTRA's pretraining data): UTF-8, one sentence per line, a blank line
+between documents. Sources are read by file type:
+
+- ``*.txt``: one document per line (PubMed abstract dumps), split into sentences here;
+- ``*.csv``: one document per row, from the column ``abstract`` or ``text``;
+- ``*.jsonl``: one document per object, from ``sentences`` (a list) or ``text``;
+- ``*.tsv`` / ``*.conll``: a CoNLL token file (token<TAB>tag, blank line between sentences); tokens
+  are joined with spaces, ``-DOCSTART-`` lines start a new document. Only ever pass *training*
+  splits of task corpora here: dev/test text in pretraining leaks the evaluation.
+"""
+
+import csv
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Iterable, Iterator, List, Sequence
+
+from ..errors import CorpusFormatError, PretrainingDataError
+
+__all__ = ["TextStats", "read_documents", "collect_text", "split_sentences"]
+
+# Documents of CoNLL files without -DOCSTART- lines are cut every this many sentences, so packed
+# pretraining sequences still get multi-sentence context without spanning unrelated abstracts.
+CONLL_SENTENCES_PER_DOC = 10
+
+
+@dataclass
+class TextStats:
+    """What a collection run wrote, per source file."""
+
+    documents: Dict[str, int] = field(default_factory=dict)
+    sentences: Dict[str, int] = field(default_factory=dict)
+    words: Dict[str, int] = field(default_factory=dict)
+
+    def total(self, what: str) -> int:
+        return sum(getattr(self, what).values())
+
+    def to_dict(self) -> dict:
+        return {
+            "sources": {
+                src: {
+                    "documents": self.documents[src],
+                    "sentences": self.sentences[src],
+                    "words": self.words[src],
+                }
+                for src in self.documents
+            },
+            "documents": self.total("documents"),
+            "sentences": self.total("sentences"),
+            "words": self.total("words"),
+        }
+
+
+def _sentencizer():
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    return nlp
+
+
+def split_sentences(texts: Iterable[str], batch_size: int = 64) -> Iterator[List[str]]:
+    """Split each text into sentences with spaCy's rule-based sentencizer (fast, no model)."""
+    nlp = _sentencizer()
+    for doc in nlp.pipe(texts, batch_size=batch_size):
+        sents = [" ".join(s.text.split()) for s in doc.sents]
+        yield [s for s in sents if s]
+
+
+def _read_txt(path: Path) -> Iterator[str]:
+    with path.open(encoding="utf8") as f:
+        for line in f:
+            if line.strip():
+                yield line.strip()
+
+
+def _read_csv(path: Path) -> Iterator[str]:
+    csv.field_size_limit(sys.maxsize)
+    with path.open(encoding="utf8", newline="") as f:
+        reader = csv.DictReader(f)
+        column = next((c for c in ("abstract", "text") if c in (reader.fieldnames or [])), None)
+        if column is None:
+            raise CorpusFormatError(
+                path, 1, f"CSV needs a column 'abstract' or 'text', found {reader.fieldnames}"
+            )
+        for row in reader:
+            text = (row.get(column) or "").strip()
+            if text:
+                yield text
+
+
+def _read_jsonl_sentences(path: Path) -> Iterator[List[str]]:
+    with path.open(encoding="utf8") as f:
+        for i, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise CorpusFormatError(path, i, f"invalid JSON ({err.msg})") from None
+            if isinstance(record.get("sentences"), list):
+                yield [" ".join(str(s).split()) for s in record["sentences"] if str(s).strip()]
+            elif isinstance(record.get("text"), str):
+                yield [record["text"]]
+            else:
+                raise CorpusFormatError(path, i, "JSON line needs 'sentences' (list) or 'text'")
+
+
+def _read_conll_sentences(path: Path) -> Iterator[List[str]]:
+    """Documents (lists of sentences) of a CoNLL token file; tags are ignored here."""
+    doc: List[str] = []
+    words: List[str] = []
+
+    def end_sentence():
+        if words:
+            doc.append(" ".join(words))
+            words.clear()
+
+    with path.open(encoding="utf8") as f:
+        for i, line in enumerate(f, start=1):
+            line = line.rstrip("\r\n")
+            if not line.strip():
+                end_sentence()
+                if len(doc) >= CONLL_SENTENCES_PER_DOC:
+                    yield list(doc)
+                    doc.clear()
+                continue
+            token = line.split("\t")[0].strip()
+            if not token:
+                raise CorpusFormatError(path, i, "empty token")
+            if token == "-DOCSTART-":
+                end_sentence()
+                if doc:
+                    yield list(doc)
+                    doc.clear()
+                continue
+            words.append(token)
+    end_sentence()
+    if doc:
+        yield list(doc)
+
+
+def read_documents(path: Path) -> Iterator[List[str]]:
+    """Yield the documents of one source file, each as a list of sentences."""
+    path = Path(path)
+    if not path.is_file():
+        raise PretrainingDataError(f"Pretraining source not found: {path}")
+    suffix = path.suffix.lower()
+    if suffix == ".txt":
+        yield from split_sentences(_read_txt(path))
+    elif suffix == ".csv":
+        yield from split_sentences(_read_csv(path))
+    elif suffix == ".jsonl":
+        for sents in _read_jsonl_sentences(path):
+            if len(sents) == 1:  # a 'text' record: still needs splitting
+                yield from split_sentences(sents)
+            else:
+                yield sents
+    elif suffix in (".tsv", ".conll", ".iob"):
+        yield from _read_conll_sentences(path)
+    else:
+        raise PretrainingDataError(
+            f"{path}: unknown pretraining source type '{suffix}' "
+            "(expected .txt, .csv, .jsonl, .tsv/.conll)"
+        )
+
+
+def collect_text(sources: Sequence[Path], output: Path) -> TextStats:
+    """Write every document of ``sources`` to ``output`` in the pretraining text format."""
+    if not sources:
+        raise PretrainingDataError("No pretraining sources given")
+    stats = TextStats()
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with output.open("w", encoding="utf8") as out:
+        for source in sources:
+            key = str(source)
+            stats.documents[key] = stats.sentences[key] = stats.words[key] = 0
+            for sents in read_documents(Path(source)):
+                if not sents:
+                    continue
+                # A newline inside a sentence would break the one-sentence-per-line format.
+                out.write("\n".join(" ".join(s.split()) for s in sents) + "\n\n")
+                stats.documents[key] += 1
+                stats.sentences[key] += len(sents)
+                stats.words[key] += sum(len(s.split()) for s in sents)
+            if stats.documents[key] == 0:
+                raise PretrainingDataError(f"Pretraining source has no text: {source}")
+    return stats
