@@ -5,6 +5,7 @@ import math
 import os
 import random
 import signal
+import threading
 import time
 from contextlib import nullcontext
 from pathlib import Path
@@ -121,12 +122,15 @@ def _load_checkpoint(path: Path, model, optimizer, scheduler, mask_rng) -> int:
     return int(state["step"])
 
 
-class _StopRequested(Exception):
-    pass
+class _StopFlag:
+    """Set by SIGINT/SIGTERM; the loop stops at the next step boundary, so a checkpoint never
+    holds a half-applied update."""
 
+    def __init__(self):
+        self.requested = False
 
-def _raise_stop(signum, frame):
-    raise _StopRequested()
+    def __call__(self, signum, frame):
+        self.requested = True
 
 
 def pretrain(
@@ -181,7 +185,10 @@ def pretrain(
     n_tokens_seen = 0
     started = time.time()
     window: List[Dict[str, float]] = []
-    previous_handler = signal.signal(signal.SIGTERM, _raise_stop)
+    stop = _StopFlag()
+    previous_handlers = {}
+    if threading.current_thread() is threading.main_thread():  # signal handlers live there only
+        previous_handlers = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     progress = tqdm(
         total=train.max_steps, initial=step, desc="pretrain", disable=not show_progress, dynamic_ncols=True
     )
@@ -224,16 +231,16 @@ def pretrain(
                         gen_acc=f"{record['gen_acc']:.3f}",
                     )
                     window = []
-                if step % train.checkpoint_every == 0:
+                if step % train.checkpoint_every == 0 or stop.requested:
                     _save_checkpoint(checkpoint, model, optimizer, scheduler, step, mask_rng, settings)
-    except (KeyboardInterrupt, _StopRequested):
-        progress.close()
-        _save_checkpoint(checkpoint, model, optimizer, scheduler, step, mask_rng, settings)
-        raise KeyboardInterrupt(
-            f"Pretraining stopped at step {step}; checkpoint saved to {checkpoint}. Continue with --resume."
-        ) from None
+                if stop.requested:
+                    raise KeyboardInterrupt(
+                        f"Pretraining stopped at step {step}; checkpoint saved to {checkpoint}. "
+                        "Continue with --resume."
+                    )
     finally:
-        signal.signal(signal.SIGTERM, previous_handler)
+        for sig, handler in previous_handlers.items():
+            signal.signal(sig, handler)
         progress.close()
     _save_checkpoint(checkpoint, model, optimizer, scheduler, step, mask_rng, settings)
     elapsed = time.time() - started

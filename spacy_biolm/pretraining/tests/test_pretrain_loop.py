@@ -1,0 +1,123 @@
+"""The pretraining loop: reproducible batches, logs and plot, export that spacy-transformers
+loads, clear errors on bad corpora, and resume after a kill that continues the same curve."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from spacy_biolm.errors import PretrainingDataError
+from spacy_biolm.pretraining.loop import batch_indices, linear_schedule, pretrain, read_log
+from spacy_biolm.pretraining.settings import load_settings
+
+
+def test_batches_cover_each_epoch_once_and_are_reproducible():
+    n, batch = 50, 8
+    per_epoch = n // batch
+    rows = np.concatenate([batch_indices(n, batch, step, seed=3) for step in range(per_epoch)])
+    assert len(set(rows.tolist())) == per_epoch * batch  # no repeats within an epoch
+    assert np.array_equal(batch_indices(n, batch, 9, seed=3), batch_indices(n, batch, 9, seed=3))
+    assert not np.array_equal(batch_indices(n, batch, 0, seed=3), batch_indices(n, batch, per_epoch, seed=3))
+
+
+def test_linear_warmup_then_linear_decay():
+    opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+    sched = linear_schedule(opt, warmup_steps=4, total_steps=10)
+    rates = []
+    for _ in range(10):
+        rates.append(opt.param_groups[0]["lr"])
+        opt.step()
+        sched.step()
+    assert rates[:4] == pytest.approx([0.25, 0.5, 0.75, 1.0])
+    assert rates[4:] == pytest.approx([1.0, 5 / 6, 4 / 6, 3 / 6, 2 / 6, 1 / 6])
+
+
+def test_unknown_setting_is_named(micro_config, tmp_path):
+    bad = tmp_path / "bad.cfg"
+    bad.write_text(micro_config.read_text().replace("max_steps = 8", "max_step = 8"))
+    with pytest.raises(ValueError, match=r"\[training\]: max_step"):
+        load_settings(bad)
+
+
+@pytest.mark.parametrize("problem", ["missing", "empty"])
+def test_missing_or_empty_corpus_is_a_clear_error(micro_config, tmp_path, problem):
+    text = tmp_path / "corpus.txt"
+    if problem == "empty":
+        text.write_text("")
+    settings = load_settings(micro_config, {"paths.text": str(text)})
+    with pytest.raises(PretrainingDataError, match="corpus.txt"):
+        pretrain(settings, tmp_path / "run", show_progress=False)
+
+
+def test_pretrain_logs_plots_and_exports_an_encoder_spacy_transformers_loads(micro_config, tmp_path):
+    out = tmp_path / "run"
+    summary = pretrain(load_settings(micro_config), out, show_progress=False)
+    history = read_log(out / "train_log.jsonl")
+    assert [r["step"] for r in history] == list(range(1, 9))
+    assert all(np.isfinite(r["loss"]) and 0 <= r["disc_acc"] <= 1 for r in history)
+    assert summary["steps"] == 8 and summary["final"]["step"] == 8
+    assert (out / "pretrain_curve.png").stat().st_size > 1000
+    assert json.loads((out / "pretrain_summary.json").read_text())["steps"] == 8
+
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe(
+        "transformer",
+        config={
+            "model": {
+                "@architectures": "spacy-transformers.TransformerModel.v3",
+                "name": str(out / "model"),
+                "tokenizer_config": {"use_fast": True},
+            }
+        },
+    )
+    nlp.initialize()
+    doc = nlp("Germline mutations in BRCA1 cause hereditary breast cancer.")
+    hidden = doc._.trf_data.model_output.last_hidden_state
+    assert hidden.shape[-1] == 32  # the micro discriminator's width
+    from transformers import AutoModelForMaskedLM
+
+    generator = AutoModelForMaskedLM.from_pretrained(out / "generator")
+    assert generator.config.hidden_size == 16  # half width (generator_fraction = 0.5)
+
+
+def _run_cli(config: Path, out: Path, *extra: str) -> subprocess.Popen:
+    env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
+    cmd = [sys.executable, "-m", "spacy_biolm.cli", "pretrain", str(config), str(out), *extra,
+           "--training.max_steps", "40", "--training.checkpoint_every", "1000"]
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def test_killed_run_resumes_with_the_same_loss_curve(micro_config, tmp_path):
+    reference = _run_cli(micro_config, tmp_path / "straight")
+    output, _ = reference.communicate(timeout=300)
+    assert reference.returncode == 0, output
+
+    killed = _run_cli(micro_config, tmp_path / "killed")
+    log = tmp_path / "killed" / "train_log.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline and len(read_log(log)) < 12:
+        time.sleep(0.05)
+    killed.send_signal(signal.SIGTERM)
+    output, _ = killed.communicate(timeout=120)
+    assert killed.returncode == 130, output
+    stopped_at = len(read_log(log))
+    assert 12 <= stopped_at < 40, "the run must have been stopped part-way"
+
+    resumed = _run_cli(micro_config, tmp_path / "killed", "--resume")
+    output, _ = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, output
+    straight = read_log(tmp_path / "straight" / "train_log.jsonl")
+    continued = read_log(log)
+    assert [r["step"] for r in continued] == list(range(1, 41))
+    for a, b in zip(straight, continued):
+        assert a["loss"] == pytest.approx(b["loss"], rel=1e-5), f"step {a['step']} diverged"
+        assert a["lr"] == pytest.approx(b["lr"])

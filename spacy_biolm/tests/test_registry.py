@@ -1,0 +1,43 @@
+"""Everything we register is found through entry points, without importing spacy_biolm first,
+and the entry-point modules stay light."""
+
+import json
+import subprocess
+import sys
+
+
+def test_registered_functions_resolve_in_a_fresh_process_without_import(tmp_path):
+    script = """
+import json, sys
+import spacy
+assert "spacy_biolm" not in sys.modules
+nlp = spacy.blank("en", config={"nlp": {"tokenizer": {"@tokenizers": "spacy-biolm.BioTokenizer.v1"}}})
+found = {
+    "tokenizer": [t.text for t in nlp("IL-2")],
+    "reader": spacy.registry.readers.get("spacy-biolm.ConllNerCorpus.v1").__module__,
+    "batcher": spacy.registry.batchers.get("spacy-biolm.time_budget_batcher.v1").__module__,
+}
+# Other plugins' entry points (spacy-transformers) import transformers; ours must not.
+import importlib.metadata as md
+ours = [ep.value.split(":")[0] for ep in md.distribution("spacy-biolm").entry_points if ep.group.startswith("spacy_")]
+code = "import sys, spacy; " + "; ".join(f"import {m}" for m in ours) + "; print(sorted(m for m in sys.modules if m.split('.')[0] in ('transformers', 'sentencepiece')))"
+import subprocess
+found["heavy"] = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip()
+found["modules"] = ours
+print(json.dumps(found))
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    assert found["tokenizer"] == ["IL", "-", "2"]
+    assert found["reader"] == "spacy_biolm.corpora.readers"
+    assert found["batcher"] == "spacy_biolm.training.batchers"
+    assert len(found["modules"]) >= 3
+    assert found["heavy"] == "[]", "entry-point modules must not import transformers/sentencepiece"
+
+
+def test_console_script_lists_the_recipe_commands():
+    result = subprocess.run([sys.executable, "-m", "spacy_biolm.cli", "--help"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    for command in ("assets", "collect-text", "vocab", "pretrain", "convert", "results"):
+        assert command in result.stdout
