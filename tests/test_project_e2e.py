@@ -1,0 +1,66 @@
+"""Smoke run of the whole project (`spacy project run all`) with a few steps per stage, on the
+mirrored corpora: every command runs, the wheel installs, and a new process loads it by name."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO, SHARED, SHARED_DATA
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="needs the corpus mirror in ../shared/data"),
+]
+
+SMOKE_VARS = {
+    "mirror": str(SHARED_DATA),
+    "paper_results": str(SHARED / "reference" / "paper_results.json"),
+    "vocab_size": "4000",
+    "pretrain_steps": "3",
+    "ner_steps": "4",
+    "ner_seconds": "120",
+}
+
+
+def _run(args, cwd, **kwargs):
+    env = dict(os.environ, HF_HUB_OFFLINE="1", **kwargs.pop("env", {}))
+    result = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=1500)
+    assert result.returncode == 0, f"{args} failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    return result
+
+
+def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(REPO / "project.yml", project)
+    shutil.copytree(REPO / "configs", project / "configs")
+    overrides = [f"--vars.{k}={v}" for k, v in SMOKE_VARS.items()]
+    _run([sys.executable, "-m", "spacy", "project", "run", "all", ".", *overrides], cwd=project)
+
+    report = json.loads((project / "pretrained/vocab/vocab_report.json").read_text())
+    assert report["gene_splits"]["splits"]["biolm-wp"]["BRCA1"]
+    summary = json.loads((project / "pretrained/tiny/pretrain_summary.json").read_text())
+    assert summary["steps"] == 3
+    assert (project / "pretrained/tiny/pretrain_curve.png").is_file()
+    metrics = json.loads((project / "metrics/ner_test.json").read_text())
+    assert {"ents_p", "ents_r", "ents_f"} <= set(metrics)
+    table = (project / "metrics/results.md").read_text()
+    assert "Bio-ELECTRA tiny (ours)" in table and "(paper)" in table
+
+    wheels = list((project / "packages").glob("*/dist/en_bio_electra-*.whl"))
+    assert len(wheels) == 1
+    site = tmp_path / "site"
+    _run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", "--target", str(site), str(wheels[0])], cwd=tmp_path)
+    code = (
+        "import spacy; nlp = spacy.load('en_bio_electra'); "
+        "doc = nlp('Germline mutations in BRCA1 cause hereditary breast cancer.'); "
+        "print(nlp.pipe_names, len(doc), [(e.text, e.label_) for e in doc.ents])"
+    )
+    shutil.rmtree(project / "pretrained")  # the installed pipeline must carry its own weights
+    out = _run([sys.executable, "-c", code], cwd=tmp_path, env={"PYTHONPATH": str(site)})
+    assert "['transformer', 'ner'] 9 " in out.stdout  # Germline ... cancer + '.'
