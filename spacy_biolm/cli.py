@@ -84,6 +84,9 @@ def pretrain_cli(
         msg.warn(str(stop) or "Interrupted")
         raise typer.Exit(130)
     final = summary["final"]
+    if summary["steps"] == 0:
+        msg.good(f"No pretraining steps: the initialised encoder is in {output_dir / 'model'}")
+        return
     msg.good(
         f"{summary['steps']} steps in {summary['seconds_this_run']:.0f}s: loss {final.get('loss', 0):.3f}, "
         f"replaced-token accuracy {final.get('disc_acc', 0):.3f}; encoder in {output_dir / 'model'}"

@@ -50,7 +50,7 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     metrics = json.loads((project / "metrics/ner_test.json").read_text())
     assert {"ents_p", "ents_r", "ents_f"} <= set(metrics)
     table = (project / "metrics/results.md").read_text()
-    assert "Bio-ELECTRA tiny (ours)" in table and "(paper)" in table
+    assert "Bio-ELECTRA tiny (ours)" in table and "without pretraining" in table and "(paper)" in table
 
     wheels = list((project / "packages").glob("*/dist/en_bio_electra-*.whl"))
     assert len(wheels) == 1

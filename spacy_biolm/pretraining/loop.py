@@ -155,7 +155,8 @@ def pretrain(
     device = _device(settings.system.device)
 
     tokenizer = AutoTokenizer.from_pretrained(settings.paths.vocab)
-    corpus = _prepare_corpus(settings, tokenizer, output_dir)
+    # max_steps = 0 exports the initialised encoder (the no-pretraining ablation): no corpus needed.
+    corpus = _prepare_corpus(settings, tokenizer, output_dir) if train.max_steps > 0 else None
     disc_cfg, gen_cfg = make_configs(settings.model, len(tokenizer), tokenizer.pad_token_id)
     if settings.corpus.max_seq_length > disc_cfg.max_position_embeddings:
         raise ValueError("corpus.max_seq_length exceeds model.max_position_embeddings")
@@ -252,8 +253,8 @@ def pretrain(
         "seconds_this_run": round(elapsed, 1),
         "tokens_per_second": round(n_tokens_seen / max(elapsed, 1e-9), 1),
         "device": str(device),
-        "n_sequences": len(corpus),
-        "corpus_tokens": corpus.n_tokens(),
+        "n_sequences": len(corpus) if corpus is not None else 0,
+        "corpus_tokens": corpus.n_tokens() if corpus is not None else 0,
         "discriminator_parameters": sum(p.numel() for p in model.discriminator.parameters()),
         "final": history[-1] if history else {},
     }

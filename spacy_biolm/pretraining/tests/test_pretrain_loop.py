@@ -89,6 +89,15 @@ def test_pretrain_logs_plots_and_exports_an_encoder_spacy_transformers_loads(mic
     assert generator.config.hidden_size == 16  # half width (generator_fraction = 0.5)
 
 
+def test_zero_steps_exports_the_initialised_encoder(micro_config, tmp_path):
+    summary = pretrain(load_settings(micro_config, {"training.max_steps": 0}), tmp_path / "run", show_progress=False)
+    assert summary["steps"] == 0 and summary["final"] == {}
+    assert not (tmp_path / "run" / "corpus").exists()
+    from transformers import AutoModel
+
+    assert AutoModel.from_pretrained(tmp_path / "run" / "model").config.hidden_size == 32
+
+
 def _run_cli(config: Path, out: Path, *extra: str) -> subprocess.Popen:
     env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
     cmd = [sys.executable, "-m", "spacy_biolm.cli", "pretrain", str(config), str(out), *extra,
