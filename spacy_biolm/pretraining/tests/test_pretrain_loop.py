@@ -100,7 +100,7 @@ def test_zero_steps_exports_the_initialised_encoder(micro_config, tmp_path):
 
 def _run_cli(config: Path, out: Path, *extra: str) -> subprocess.Popen:
     env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
-    cmd = [sys.executable, "-m", "spacy_biolm.cli", "pretrain", str(config), str(out), *extra,
+    cmd = [sys.executable, "-m", "spacy_biolm", "pretrain", str(config), str(out), *extra,
            "--training.max_steps", "40", "--training.checkpoint_every", "1000"]
     return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
