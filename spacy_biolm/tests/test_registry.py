@@ -16,6 +16,7 @@ found = {
     "tokenizer": [t.text for t in nlp("IL-2")],
     "reader": spacy.registry.readers.get("spacy-biolm.ConllNerCorpus.v1").__module__,
     "batcher": spacy.registry.batchers.get("spacy-biolm.time_budget_batcher.v1").__module__,
+    "factory": nlp.add_pipe("biolm_abbreviations").__class__.__module__,
 }
 # Other plugins' entry points (spacy-transformers) import transformers; ours must not.
 import importlib.metadata as md
@@ -32,12 +33,13 @@ print(json.dumps(found))
     assert found["tokenizer"] == ["IL", "-", "2"]
     assert found["reader"] == "spacy_biolm.corpora.readers"
     assert found["batcher"] == "spacy_biolm.training.batchers"
+    assert found["factory"] == "spacy_biolm.pipes.abbreviations.component"
     assert len(found["modules"]) >= 3
     assert found["heavy"] == "[]", "entry-point modules must not import transformers/sentencepiece"
 
 
 def test_console_script_lists_the_recipe_commands():
-    result = subprocess.run([sys.executable, "-m", "spacy_biolm.cli", "--help"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "spacy_biolm", "--help"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     for command in ("assets", "collect-text", "vocab", "pretrain", "convert", "results"):
         assert command in result.stdout
