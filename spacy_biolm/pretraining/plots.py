@@ -26,6 +26,11 @@ def plot_pretraining_curve(history: List[Dict[str, float]], path: Path) -> Path:
         ("gen_acc", "generator MLM accuracy"),
     ):
         ax_acc.plot(steps, [r[key] for r in history], label=label)
+    # The discriminator only learns something once it beats answering "original" everywhere.
+    ax_acc.plot(
+        steps, [1.0 - r["replaced_share"] for r in history], linestyle="--", color="grey",
+        label="always 'original' (baseline)",
+    )
     ax_acc.set_xlabel("step")
     ax_acc.set_ylim(0, 1)
     ax_acc.legend()
