@@ -63,7 +63,8 @@ def vocab_cli(
     msg.good(f"Tokenizer written to {output_dir}")
 
 
-@app.command("pretrain")
+# `pretrain` takes spaCy-style overrides, which typer must pass through untouched.
+@app.command("pretrain", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def pretrain_cli(
     ctx: typer.Context,
     config_path: Path = typer.Argument(..., help="Pretraining .cfg (see configs/pretrain_*.cfg)"),
@@ -91,11 +92,6 @@ def pretrain_cli(
         f"{summary['steps']} steps in {summary['seconds_this_run']:.0f}s: loss {final.get('loss', 0):.3f}, "
         f"replaced-token accuracy {final.get('disc_acc', 0):.3f}; encoder in {output_dir / 'model'}"
     )
-
-
-# `pretrain` takes spaCy-style overrides, which typer must pass through untouched.
-pretrain_cli_command = app.registered_commands[-1]
-pretrain_cli_command.context_settings = {"allow_extra_args": True, "ignore_unknown_options": True}
 
 
 @app.command("convert")

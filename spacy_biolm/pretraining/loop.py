@@ -243,7 +243,8 @@ def pretrain(
         for sig, handler in previous_handlers.items():
             signal.signal(sig, handler)
         progress.close()
-    _save_checkpoint(checkpoint, model, optimizer, scheduler, step, mask_rng, settings)
+    if step % train.checkpoint_every != 0 or step == 0:  # else the loop just saved this step
+        _save_checkpoint(checkpoint, model, optimizer, scheduler, step, mask_rng, settings)
     elapsed = time.time() - started
 
     export_electra(model, tokenizer, output_dir, settings)

@@ -110,37 +110,18 @@ def _read_jsonl_sentences(path: Path) -> Iterator[List[str]]:
 
 
 def _read_conll_sentences(path: Path) -> Iterator[List[str]]:
-    """Documents (lists of sentences) of a CoNLL token file; tags are ignored here."""
+    """Documents (lists of sentences) of a CoNLL NER file, read (and validated) by the corpus
+    converter; tags are not needed here."""
+    from ..corpora.conll import read_conll_ner
+
     doc: List[str] = []
-    words: List[str] = []
-
-    def end_sentence():
-        if words:
-            doc.append(" ".join(words))
-            words.clear()
-
-    with path.open(encoding="utf8") as f:
-        for i, line in enumerate(f, start=1):
-            line = line.rstrip("\r\n")
-            if not line.strip():
-                end_sentence()
-                if len(doc) >= CONLL_SENTENCES_PER_DOC:
-                    yield list(doc)
-                    doc.clear()
-                continue
-            token = line.split("\t")[0].strip()
-            if not token:
-                raise CorpusFormatError(path, i, "empty token")
-            if token == "-DOCSTART-":
-                end_sentence()
-                if doc:
-                    yield list(doc)
-                    doc.clear()
-                continue
-            words.append(token)
-    end_sentence()
+    for sentence in read_conll_ner(path):
+        if doc and (sentence.doc_start or len(doc) >= CONLL_SENTENCES_PER_DOC):
+            yield doc
+            doc = []
+        doc.append(" ".join(sentence.words))
     if doc:
-        yield list(doc)
+        yield doc
 
 
 def read_documents(path: Path) -> Iterator[List[str]]:
