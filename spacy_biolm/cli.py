@@ -71,8 +71,9 @@ def pretrain_cli(
     output_dir: Path = typer.Argument(..., help="Run directory: checkpoints, logs, plot, exported model/"),
     resume: bool = typer.Option(False, "--resume", help="Continue from output_dir/checkpoint.pt"),
 ):
-    """Pretrain an ELECTRA encoder (replaced-token detection). Extra ``--section.key value``
-    options override the config, as in ``spacy train``."""
+    """Pretrain an ELECTRA (replaced-token detection) or ALBERT (MLM + sentence order) encoder,
+    or continue pretraining one (``--paths.init``). Extra ``--section.key value`` options
+    override the config, as in ``spacy train``. Run it under ``torchrun`` for data parallelism."""
     from spacy.cli._util import parse_config_overrides
 
     from .pretraining.loop import pretrain
@@ -84,13 +85,20 @@ def pretrain_cli(
     except KeyboardInterrupt as stop:
         msg.warn(str(stop) or "Interrupted")
         raise typer.Exit(130)
+    if not summary:
+        return  # not the main process of a torchrun job: rank 0 reports
     final = summary["final"]
     if summary["steps"] == 0:
         msg.good(f"No pretraining steps: the initialised encoder is in {output_dir / 'model'}")
         return
+    accuracy = (
+        f"replaced-token accuracy {final.get('disc_acc', 0):.3f}"
+        if summary["architecture"] == "electra"
+        else f"MLM accuracy {final.get('mlm_acc', 0):.3f}, sentence-order accuracy {final.get('sop_acc', 0):.3f}"
+    )
     msg.good(
         f"{summary['steps']} steps in {summary['seconds_this_run']:.0f}s: loss {final.get('loss', 0):.3f}, "
-        f"replaced-token accuracy {final.get('disc_acc', 0):.3f}; encoder in {output_dir / 'model'}"
+        f"{accuracy}; encoder in {output_dir / 'model'}"
     )
 
 

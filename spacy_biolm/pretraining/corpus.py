@@ -1,24 +1,42 @@
-"""Tokenise pretraining text once into packed id sequences on disk, then stream them.
+"""Tokenise pretraining text once into packed id shards on disk, then stream them.
 
 Sentences of a document are packed greedily into sequences ``[CLS] s1 s2 ... [SEP]`` of at most
 ``max_seq_length`` ids; a new document always starts a new sequence, and a sentence longer than
-one sequence is cut into consecutive pieces (nothing is dropped). The ids live in a flat binary
-file read through ``numpy.memmap``, so memory does not grow with the corpus.
+one sequence is cut into consecutive pieces (nothing is dropped). ALBERT's sentence-order
+objective packs segment pairs instead (``[CLS] A [SEP] B [SEP]``) and also stores len(A).
+
+The ids are written in shards of fixed-length rows (``ids-00000.bin``, ...) read through
+``numpy.memmap``, and batches are drawn by :func:`batch_indices`, a pseudo-random permutation
+computed per index: neither building nor training holds anything proportional to the corpus in
+memory, so a 10x larger corpus needs no more RAM.
 """
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, List, Sequence
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from ..errors import PretrainingDataError
 
-__all__ = ["PackedCorpus", "iter_text_documents", "pack_documents", "build_packed_corpus"]
+__all__ = [
+    "PackedCorpus",
+    "iter_text_documents",
+    "pack_documents",
+    "build_packed_corpus",
+    "batch_indices",
+    "permute_indices",
+]
 
 META_FILE = "meta.json"
-IDS_FILE = "ids.bin"
+FORMAT_VERSION = 2
+# Rows per shard: 64k rows of 128 uint16 ids is a 16 MiB file.
+DEFAULT_SHARD_ROWS = 65536
+
+# A packed row: ids, or (ids, length of the first segment) for segment-pair packing.
+PackedRow = Union[List[int], Tuple[List[int], int]]
+Packer = Callable[[Iterator[List[List[int]]]], Iterator[PackedRow]]
 
 
 def iter_text_documents(path: Path) -> Iterator[List[str]]:
@@ -62,14 +80,78 @@ def pack_documents(
             yield [cls_id] + current + [sep_id]
 
 
+def permute_indices(positions: np.ndarray, n: int, key: int, rounds: int = 4) -> np.ndarray:
+    """A pseudo-random permutation of ``range(n)`` evaluated at ``positions`` only.
+
+    A Feistel network over the smallest even power of two >= n is a bijection; positions that
+    land outside ``range(n)`` are pushed through it again ("cycle walking") until they fall
+    inside, which keeps it a bijection of ``range(n)``. Memory is O(len(positions)), whatever n.
+    """
+    if n <= 1:
+        return np.zeros_like(np.asarray(positions, dtype=np.uint64))
+    half_bits = max(1, (int(n - 1).bit_length() + 1) // 2)
+    half_mask = np.uint64((1 << half_bits) - 1)
+    keys = [np.uint64(_mix64(key * 1000003 + r)) for r in range(rounds)]
+    shift = np.uint64(half_bits)
+
+    def encrypt(x: np.ndarray) -> np.ndarray:
+        left, right = x >> shift, x & half_mask
+        for k in keys:
+            left, right = right, left ^ (_mix64_array(right ^ k) & half_mask)
+        return (left << shift) | right
+
+    out = encrypt(np.asarray(positions, dtype=np.uint64))
+    outside = out >= np.uint64(n)
+    while outside.any():
+        out[outside] = encrypt(out[outside])
+        outside = out >= np.uint64(n)
+    return out
+
+
+def _mix64(value: int) -> int:
+    """splitmix64 finaliser on a Python int (round keys)."""
+    z = (value + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return z ^ (z >> 31)
+
+
+def _mix64_array(z: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser, vectorised (uint64 arithmetic wraps, as intended)."""
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def batch_indices(n_items: int, batch_size: int, step: int, seed: int) -> np.ndarray:
+    """Rows of the ``step``-th batch. Every epoch is its own seeded permutation, so any step is
+    reproducible from (step, seed) alone (a resumed run sees exactly the batches it would have
+    seen), and nothing of size ``n_items`` is ever allocated."""
+    per_epoch = max(1, n_items // batch_size)  # the ragged tail of each epoch is skipped
+    epoch, offset = divmod(step, per_epoch)
+    start = offset * batch_size
+    positions = np.arange(start, min(start + batch_size, n_items), dtype=np.uint64)
+    return np.sort(permute_indices(positions, n_items, key=_mix64(seed) ^ epoch)).astype(np.int64)
+
+
 @dataclass
 class PackedCorpus:
-    """Fixed-length id sequences (right-padded with ``pad_id``) memory-mapped from disk."""
+    """Fixed-length id rows (right-padded with ``pad_id``) memory-mapped from shards on disk."""
 
     path: Path
-    ids: np.ndarray  # [n_sequences, max_seq_length], a read-only memmap
+    shards: List[np.ndarray]  # [rows, max_seq_length] read-only memmaps
     pad_id: int
     vocab_size: int
+    n_tokens: int
+    max_seq_length: int
+    # Per shard: length of the first segment ([CLS] A [SEP] counted) of each row, for
+    # segment-pair corpora; None for plain sequences.
+    segment_shards: Optional[List[np.ndarray]] = None
+    _offsets: np.ndarray = field(default=None, repr=False)
+
+    def __post_init__(self):
+        self._offsets = np.cumsum([0] + [len(s) for s in self.shards])
 
     @classmethod
     def load(cls, path: Path) -> "PackedCorpus":
@@ -80,25 +162,101 @@ class PackedCorpus:
                 f"No packed corpus at {path} (missing {META_FILE}); build it with build_packed_corpus"
             )
         meta = json.loads(meta_path.read_text(encoding="utf8"))
-        n, length = meta["n_sequences"], meta["max_seq_length"]
-        if n == 0:
+        if meta.get("format") != FORMAT_VERSION:
+            raise PretrainingDataError(f"Packed corpus at {path} has an old format; rebuild it")
+        if meta["n_sequences"] == 0:
             raise PretrainingDataError(f"Packed corpus at {path} is empty")
-        ids = np.memmap(path / IDS_FILE, dtype=meta["dtype"], mode="r", shape=(n, length))
-        return cls(path=path, ids=ids, pad_id=meta["pad_id"], vocab_size=meta["vocab_size"])
+        length = meta["max_seq_length"]
+        shards = [
+            np.memmap(path / s["ids"], dtype=meta["dtype"], mode="r", shape=(s["rows"], length))
+            for s in meta["shards"]
+        ]
+        segments = None
+        if meta.get("segment_pairs"):
+            segments = [
+                np.memmap(path / s["len_a"], dtype=np.uint16, mode="r", shape=(s["rows"],))
+                for s in meta["shards"]
+            ]
+        return cls(
+            path=path,
+            shards=shards,
+            pad_id=meta["pad_id"],
+            vocab_size=meta["vocab_size"],
+            n_tokens=meta["n_tokens"],
+            max_seq_length=length,
+            segment_shards=segments,
+        )
 
     def __len__(self) -> int:
-        return self.ids.shape[0]
+        return int(self._offsets[-1])
 
-    @property
-    def max_seq_length(self) -> int:
-        return self.ids.shape[1]
+    def _locate(self, rows: np.ndarray):
+        shard_of = np.searchsorted(self._offsets, rows, side="right") - 1
+        return shard_of, rows - self._offsets[shard_of]
 
-    def n_tokens(self) -> int:
-        """Non-padding ids in the corpus (streamed in blocks)."""
-        total = 0
-        for start in range(0, len(self), 65536):
-            total += int((self.ids[start : start + 65536] != self.pad_id).sum())
-        return total
+    def rows(self, rows: np.ndarray) -> np.ndarray:
+        """Copy of the given rows, ``[len(rows), max_seq_length]``."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if len(rows) and (rows.min() < 0 or rows.max() >= len(self)):
+            raise IndexError(f"Row out of range for a corpus of {len(self)} sequences")
+        shard_of, local = self._locate(rows)
+        out = np.empty((len(rows), self.max_seq_length), dtype=self.shards[0].dtype)
+        for shard in np.unique(shard_of):
+            where = shard_of == shard
+            out[where] = self.shards[shard][local[where]]
+        return out
+
+    def first_segment_lengths(self, rows: np.ndarray) -> np.ndarray:
+        """len([CLS] A [SEP]) of the given rows of a segment-pair corpus."""
+        if self.segment_shards is None:
+            raise PretrainingDataError(f"Corpus at {self.path} was not packed as segment pairs")
+        shard_of, local = self._locate(np.asarray(rows, dtype=np.int64))
+        return np.array(
+            [self.segment_shards[s][i] for s, i in zip(shard_of, local)], dtype=np.int64
+        )
+
+
+class _ShardWriter:
+    """Streams fixed-length rows into numbered shard files."""
+
+    def __init__(self, output_dir: Path, max_seq_length: int, dtype, pad_id: int, shard_rows: int,
+                 segment_pairs: bool):
+        self.output_dir, self.length, self.dtype, self.pad_id = output_dir, max_seq_length, dtype, pad_id
+        self.shard_rows, self.segment_pairs = shard_rows, segment_pairs
+        self.shards: List[dict] = []
+        self.n_rows = self.n_tokens = 0
+        self._ids = self._len_a = None
+        self._rows_in_shard = 0
+
+    def _open_shard(self) -> None:
+        index = len(self.shards)
+        entry = {"ids": f"ids-{index:05d}.bin", "rows": 0}
+        self._ids = (self.output_dir / entry["ids"]).open("wb")
+        if self.segment_pairs:
+            entry["len_a"] = f"len_a-{index:05d}.bin"
+            self._len_a = (self.output_dir / entry["len_a"]).open("wb")
+        self.shards.append(entry)
+        self._rows_in_shard = 0
+
+    def write(self, ids: List[int], len_a: Optional[int]) -> None:
+        if self._ids is None or self._rows_in_shard == self.shard_rows:
+            self.close()
+            self._open_shard()
+        row = np.full(self.length, self.pad_id, dtype=self.dtype)
+        row[: len(ids)] = ids
+        self._ids.write(row.tobytes())
+        if self.segment_pairs:
+            self._len_a.write(np.array([len_a], dtype=np.uint16).tobytes())
+        self._rows_in_shard += 1
+        self.shards[-1]["rows"] = self._rows_in_shard
+        self.n_rows += 1
+        self.n_tokens += len(ids)
+
+    def close(self) -> None:
+        for f in (self._ids, self._len_a):
+            if f is not None:
+                f.close()
+        self._ids = self._len_a = None
 
 
 def build_packed_corpus(
@@ -106,14 +264,22 @@ def build_packed_corpus(
     tokenizer,
     output_dir: Path,
     max_seq_length: int,
+    packer: Optional[Packer] = None,
+    shard_rows: int = DEFAULT_SHARD_ROWS,
     batch_docs: int = 256,
 ) -> PackedCorpus:
-    """Tokenise ``texts`` (pretraining text format) with a fast HF tokenizer into ``output_dir``."""
+    """Tokenise ``texts`` (pretraining text format) with a fast HF tokenizer into shards in
+    ``output_dir``. ``packer`` turns tokenised documents into rows; by default
+    :func:`pack_documents`. A packer that yields ``(ids, len_a)`` makes a segment-pair corpus."""
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
+    for old in list(output_dir.glob("ids-*.bin")) + list(output_dir.glob("len_a-*.bin")) + [output_dir / META_FILE]:
+        old.unlink(missing_ok=True)  # a rebuild never mixes in shards of an earlier build
+    if packer is None:
+        def packer(docs):
+            return pack_documents(docs, max_seq_length, tokenizer.cls_token_id, tokenizer.sep_token_id)
+
     dtype = np.uint16 if len(tokenizer) <= np.iinfo(np.uint16).max else np.int32
-    pad_id = tokenizer.pad_token_id
-    n_sequences = 0
 
     def tokenised_docs() -> Iterator[List[List[int]]]:
         batch: List[List[str]] = []
@@ -126,22 +292,31 @@ def build_packed_corpus(
         if batch:
             yield from _tokenise_batch(tokenizer, batch)
 
-    with (output_dir / IDS_FILE).open("wb") as out:
-        for seq in pack_documents(
-            tokenised_docs(), max_seq_length, tokenizer.cls_token_id, tokenizer.sep_token_id
-        ):
-            row = np.full(max_seq_length, pad_id, dtype=dtype)
-            row[: len(seq)] = seq
-            out.write(row.tobytes())
-            n_sequences += 1
-    if n_sequences == 0:
+    writer: Optional[_ShardWriter] = None
+    try:
+        for packed in packer(tokenised_docs()):
+            ids, len_a = (packed, None) if isinstance(packed, list) else packed
+            if len(ids) > max_seq_length:
+                raise ValueError(f"Packer yielded {len(ids)} ids for max_seq_length {max_seq_length}")
+            if writer is None:
+                writer = _ShardWriter(output_dir, max_seq_length, dtype, tokenizer.pad_token_id,
+                                      shard_rows, segment_pairs=len_a is not None)
+            writer.write(ids, len_a)
+    finally:
+        if writer is not None:
+            writer.close()
+    if writer is None or writer.n_rows == 0:
         raise PretrainingDataError(f"No text to pretrain on in {[str(t) for t in texts]}")
     meta = {
-        "n_sequences": n_sequences,
+        "format": FORMAT_VERSION,
+        "n_sequences": writer.n_rows,
+        "n_tokens": writer.n_tokens,
         "max_seq_length": max_seq_length,
         "dtype": np.dtype(dtype).name,
-        "pad_id": pad_id,
+        "pad_id": tokenizer.pad_token_id,
         "vocab_size": len(tokenizer),
+        "segment_pairs": writer.segment_pairs,
+        "shards": writer.shards,
         "sources": [str(t) for t in texts],
     }
     (output_dir / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf8")

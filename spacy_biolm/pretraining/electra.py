@@ -7,6 +7,7 @@ vocabulary projection runs on the masked positions only (15% of tokens), not on 
 """
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Dict, Optional, Tuple
 
 import torch
@@ -26,8 +27,12 @@ __all__ = [
 
 @dataclass
 class ModelSize:
-    """Discriminator shape; the generator takes ``generator_fraction`` of its width."""
+    """Encoder shape. ELECTRA: the discriminator's; the generator takes ``generator_fraction``
+    of its width. ALBERT: ``num_layers`` layers sharing the weights of ``num_hidden_groups``."""
 
+    architecture: str = "electra"  # or "albert"
+    # "sdpa" (fused scaled-dot-product attention) or "eager" (transformers' matmul/softmax).
+    attention: str = "sdpa"
     embedding_size: int = 128
     hidden_size: int = 256
     num_layers: int = 12
@@ -36,6 +41,7 @@ class ModelSize:
     generator_fraction: float = 0.25
     max_position_embeddings: int = 512
     dropout: float = 0.1
+    num_hidden_groups: int = 1
 
 
 @dataclass
@@ -121,6 +127,23 @@ class ElectraRTD(nn.Module):
         self.discriminator = ElectraForPreTraining(disc_config)
         self.generator = ElectraForMaskedLM(gen_config)
         self.tie_embeddings()
+
+    @classmethod
+    def from_exported(cls, run_dir: Path) -> "ElectraRTD":
+        """Both halves of an earlier run's export (``run_dir/model`` and ``run_dir/generator``),
+        for continued pretraining; shapes come from the exported configs."""
+        run_dir = Path(run_dir)
+        for part in ("model", "generator"):
+            if not (run_dir / part / "config.json").is_file():
+                raise FileNotFoundError(
+                    f"Continued pretraining needs {run_dir / part} (an ELECTRA pretraining output directory)"
+                )
+        model = cls.__new__(cls)
+        nn.Module.__init__(model)
+        model.discriminator = ElectraForPreTraining.from_pretrained(run_dir / "model")
+        model.generator = ElectraForMaskedLM.from_pretrained(run_dir / "generator")
+        model.tie_embeddings()
+        return model
 
     def tie_embeddings(self) -> None:
         """Share the discriminator's embedding module with the generator and its LM head."""

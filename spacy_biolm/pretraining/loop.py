@@ -7,35 +7,28 @@ import random
 import signal
 import threading
 import time
+import warnings
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
 from tqdm import tqdm
 from transformers import AutoTokenizer
 
 from ..errors import PretrainingDataError
-from .corpus import PackedCorpus, build_packed_corpus
-from .electra import ElectraRTD, make_configs
-from .export import export_electra
+from .corpus import FORMAT_VERSION, PackedCorpus, batch_indices, build_packed_corpus
+from .objectives import get_objective
 from .settings import PretrainSettings
 
-__all__ = ["pretrain", "batch_indices", "make_optimizer", "linear_schedule", "CHECKPOINT_FILE"]
+__all__ = ["pretrain", "make_optimizer", "linear_schedule", "CHECKPOINT_FILE"]
 
 CHECKPOINT_FILE = "checkpoint.pt"
 LOG_FILE = "train_log.jsonl"
 SUMMARY_FILE = "pretrain_summary.json"
-
-
-def batch_indices(n_items: int, batch_size: int, step: int, seed: int) -> np.ndarray:
-    """Rows of the ``step``-th batch: epochs are seeded permutations, so any step is reproducible
-    from (step, seed) alone and a resumed run sees exactly the batches it would have seen."""
-    per_epoch = max(1, n_items // batch_size)  # the ragged tail of each epoch is skipped
-    epoch, offset = divmod(step, per_epoch)
-    order = np.random.default_rng([seed, epoch]).permutation(n_items)
-    return np.sort(order[offset * batch_size : (offset + 1) * batch_size])
 
 
 def make_optimizer(model: torch.nn.Module, lr: float, weight_decay: float, eps: float):
@@ -48,7 +41,8 @@ def make_optimizer(model: torch.nn.Module, lr: float, weight_decay: float, eps: 
         seen.add(id(param))
         (no_decay if param.ndim < 2 or "LayerNorm" in name else decay).append(param)
     groups = [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
-    return torch.optim.AdamW(groups, lr=lr, eps=eps, betas=(0.9, 0.999))
+    # The fused kernel updates all parameters in one pass (CPU and GPU alike).
+    return torch.optim.AdamW(groups, lr=lr, eps=eps, betas=(0.9, 0.999), fused=True)
 
 
 def linear_schedule(optimizer, warmup_steps: int, total_steps: int):
@@ -62,13 +56,61 @@ def linear_schedule(optimizer, warmup_steps: int, total_steps: int):
     return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
 
 
-def _device(setting: str) -> torch.device:
+def _device(setting: str, local_rank: int) -> torch.device:
     if setting == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        setting = "cuda" if torch.cuda.is_available() else "cpu"
+    if setting == "cuda" and dist.is_initialized():
+        return torch.device("cuda", local_rank)
     return torch.device(setting)
 
 
-def _prepare_corpus(settings: PretrainSettings, tokenizer, output_dir: Path) -> PackedCorpus:
+def _init_distributed() -> Tuple[int, int, int]:
+    """(rank, world size, local rank). Under ``torchrun`` (WORLD_SIZE > 1) this joins the
+    process group: NCCL on GPUs, Gloo on CPUs."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world > 1 and not dist.is_initialized():
+        local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+        if torch.cuda.is_available():
+            torch.cuda.set_device(local_rank)
+        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+    if not dist.is_initialized():
+        return 0, 1, 0
+    return dist.get_rank(), dist.get_world_size(), int(os.environ.get("LOCAL_RANK", "0"))
+
+
+def _load_tokenizer(settings: PretrainSettings):
+    """The run's tokenizer: the exported one of the run continued from (the vocabulary is kept),
+    else the one `spacy-biolm vocab` wrote (ALBERT: its SentencePiece model)."""
+    if settings.paths.init:
+        init_model = Path(settings.paths.init) / "model"
+        if not (init_model / "config.json").is_file():
+            raise FileNotFoundError(f"[paths] init: no exported encoder in {init_model}")
+        tokenizer = AutoTokenizer.from_pretrained(init_model)
+        if settings.paths.vocab:
+            _check_same_vocabulary(tokenizer, settings.paths.vocab, settings.model.architecture)
+        return tokenizer
+    if settings.model.architecture == "albert":
+        from .vocab import load_albert_tokenizer
+
+        return load_albert_tokenizer(settings.paths.vocab)
+    return AutoTokenizer.from_pretrained(settings.paths.vocab)
+
+
+def _check_same_vocabulary(tokenizer, vocab_dir: str, architecture: str) -> None:
+    if architecture == "albert":
+        from .vocab import load_albert_tokenizer
+
+        other = load_albert_tokenizer(vocab_dir)
+    else:
+        other = AutoTokenizer.from_pretrained(vocab_dir)
+    if other.get_vocab() != tokenizer.get_vocab():
+        raise ValueError(
+            f"[paths] vocab = {vocab_dir} differs from the vocabulary of [paths] init; continued "
+            "pretraining keeps the vocabulary it starts from (leave [paths] vocab empty)"
+        )
+
+
+def _prepare_corpus(settings: PretrainSettings, tokenizer, output_dir: Path, objective, is_main: bool) -> PackedCorpus:
     texts = settings.paths.text_files()
     if not texts:
         raise PretrainingDataError("No pretraining text set ([paths] text in the config)")
@@ -79,28 +121,46 @@ def _prepare_corpus(settings: PretrainSettings, tokenizer, output_dir: Path) -> 
             raise PretrainingDataError(f"Pretraining text is empty: {text}")
     corpus_dir = output_dir / "corpus"
     wanted = {
+        "format": FORMAT_VERSION,
         "sources": [str(t) for t in texts],
         "max_seq_length": settings.corpus.max_seq_length,
         "vocab_size": len(tokenizer),
+        "segment_pairs": objective.packer() is not None,
     }
     meta_path = corpus_dir / "meta.json"
-    if meta_path.is_file():
-        meta = json.loads(meta_path.read_text(encoding="utf8"))
-        if all(meta.get(k) == v for k, v in wanted.items()):
-            return PackedCorpus.load(corpus_dir)
-    return build_packed_corpus(texts, tokenizer, corpus_dir, settings.corpus.max_seq_length)
+    fresh = meta_path.is_file() and all(
+        json.loads(meta_path.read_text(encoding="utf8")).get(k) == v for k, v in wanted.items()
+    )
+    if is_main and not fresh:
+        build_packed_corpus(
+            texts, tokenizer, corpus_dir, settings.corpus.max_seq_length, packer=objective.packer()
+        )
+    if dist.is_initialized():
+        dist.barrier()  # the other ranks read what rank 0 wrote
+    return PackedCorpus.load(corpus_dir)
 
 
 def _save_checkpoint(path: Path, model, optimizer, scheduler, step: int, mask_rng, settings) -> None:
+    rng = {
+        "torch_rng": torch.get_rng_state(),
+        "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
+        "mask_rng": mask_rng.get_state(),
+        "python_rng": random.getstate(),
+    }
+    # Every rank masks with its own generator: all of their states go into the checkpoint.
+    if dist.is_initialized():
+        per_rank: List[Optional[dict]] = [None] * dist.get_world_size()
+        dist.all_gather_object(per_rank, rng)
+        if dist.get_rank() != 0:
+            return
+    else:
+        per_rank = [rng]
     state = {
         "step": step,
         "model": model.state_dict(),
         "optimizer": optimizer.state_dict(),
         "scheduler": scheduler.state_dict(),
-        "torch_rng": torch.get_rng_state(),
-        "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
-        "mask_rng": mask_rng.get_state(),
-        "python_rng": random.getstate(),
+        "rng_per_rank": per_rank,
         "settings": settings.to_dict(),
     }
     tmp = path.with_suffix(".tmp")
@@ -108,17 +168,27 @@ def _save_checkpoint(path: Path, model, optimizer, scheduler, step: int, mask_rn
     os.replace(tmp, path)  # never leave a half-written checkpoint behind
 
 
-def _load_checkpoint(path: Path, model, optimizer, scheduler, mask_rng) -> int:
+def _load_checkpoint(path: Path, model, optimizer, scheduler, mask_rng, rank: int, world: int, seed: int) -> int:
     state = torch.load(path, map_location="cpu", weights_only=False)
     model.load_state_dict(state["model"])
-    model.tie_embeddings()
+    if hasattr(model, "tie_embeddings"):
+        model.tie_embeddings()
     optimizer.load_state_dict(state["optimizer"])
     scheduler.load_state_dict(state["scheduler"])
-    torch.set_rng_state(state["torch_rng"])
-    if state.get("cuda_rng") is not None and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(state["cuda_rng"])
-    mask_rng.set_state(state["mask_rng"])
-    random.setstate(state["python_rng"])
+    per_rank = state["rng_per_rank"]
+    if len(per_rank) != world:
+        warnings.warn(
+            f"Checkpoint was written by {len(per_rank)} process(es), resuming with {world}: "
+            "weights and optimizer continue exactly, masking randomness does not."
+        )
+        mask_rng.manual_seed(seed + 7919 * rank + int(state["step"]))
+        return int(state["step"])
+    rng = per_rank[rank]
+    torch.set_rng_state(rng["torch_rng"])
+    if rng.get("cuda_rng") is not None and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(rng["cuda_rng"])
+    mask_rng.set_state(rng["mask_rng"])
+    random.setstate(rng["python_rng"])
     return int(state["step"])
 
 
@@ -132,6 +202,14 @@ class _StopFlag:
     def __call__(self, signum, frame):
         self.requested = True
 
+    def agreed(self, device: torch.device) -> bool:
+        """Whether any rank was asked to stop: all ranks must stop at the same step."""
+        if not dist.is_initialized():
+            return self.requested
+        flag = torch.tensor([float(self.requested)], device=device)
+        dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+        return bool(flag.item())
+
 
 def pretrain(
     settings: PretrainSettings,
@@ -139,41 +217,55 @@ def pretrain(
     resume: bool = False,
     show_progress: bool = True,
 ) -> Dict[str, float]:
-    """Pretrain ELECTRA as ``settings`` say; write checkpoints, logs, a plot and the HF export.
+    """Pretrain as ``settings`` say (ELECTRA or ALBERT); write checkpoints, logs, a plot and the
+    HF export. Under ``torchrun`` every process trains a DDP replica on its share of each batch
+    (``training.batch_size`` is per process) and rank 0 writes the outputs.
 
-    Layout of ``output_dir``: ``corpus/`` (packed ids), ``checkpoint.pt``, ``train_log.jsonl``,
-    ``pretrain_curve.png``, ``pretrain_summary.json``, ``model/`` (the discriminator: the
-    encoder to fine-tune) and ``generator/``.
+    Layout of ``output_dir``: ``corpus/`` (packed id shards), ``checkpoint.pt``,
+    ``train_log.jsonl``, ``pretrain_curve.png``, ``pretrain_summary.json``, ``model/`` (the
+    encoder to fine-tune) and, for ELECTRA, ``generator/``.
     """
     output_dir = Path(output_dir)
+    rank, world, local_rank = _init_distributed()
+    is_main = rank == 0
     output_dir.mkdir(parents=True, exist_ok=True)
     train = settings.training
     if settings.system.threads > 0:
         torch.set_num_threads(settings.system.threads)
     random.seed(settings.system.seed)
     torch.manual_seed(settings.system.seed)
-    device = _device(settings.system.device)
+    device = _device(settings.system.device, local_rank)
 
-    tokenizer = AutoTokenizer.from_pretrained(settings.paths.vocab)
+    tokenizer = _load_tokenizer(settings)
+    objective = get_objective(settings, tokenizer)
     # max_steps = 0 exports the initialised encoder (the no-pretraining ablation): no corpus needed.
-    corpus = _prepare_corpus(settings, tokenizer, output_dir) if train.max_steps > 0 else None
-    disc_cfg, gen_cfg = make_configs(settings.model, len(tokenizer), tokenizer.pad_token_id)
-    if settings.corpus.max_seq_length > disc_cfg.max_position_embeddings:
-        raise ValueError("corpus.max_seq_length exceeds model.max_position_embeddings")
-    model = ElectraRTD(disc_cfg, gen_cfg).to(device)
+    corpus = _prepare_corpus(settings, tokenizer, output_dir, objective, is_main) if train.max_steps > 0 else None
+    model = objective.build_model(Path(settings.paths.init) if settings.paths.init else None).to(device)
+    max_positions = next(
+        m.config.max_position_embeddings for m in model.modules() if hasattr(m, "config")
+    )
+    if settings.corpus.max_seq_length > max_positions:
+        raise ValueError(
+            f"corpus.max_seq_length ({settings.corpus.max_seq_length}) exceeds the model's "
+            f"max_position_embeddings ({max_positions})"
+        )
     optimizer = make_optimizer(model, train.learning_rate, train.weight_decay, train.adam_eps)
     scheduler = linear_schedule(optimizer, train.warmup_steps, train.max_steps)
     mask_rng = torch.Generator(device=device)
-    mask_rng.manual_seed(settings.system.seed)
+    mask_rng.manual_seed(settings.system.seed + 7919 * rank)
 
     checkpoint = output_dir / CHECKPOINT_FILE
     log_path = output_dir / LOG_FILE
     step = 0
     if resume and checkpoint.is_file():
-        step = _load_checkpoint(checkpoint, model, optimizer, scheduler, mask_rng)
-        _truncate_log(log_path, step)
-    elif log_path.exists():
+        step = _load_checkpoint(
+            checkpoint, model, optimizer, scheduler, mask_rng, rank, world, settings.system.seed
+        )
+        if is_main:
+            _truncate_log(log_path, step)
+    elif is_main and log_path.exists():
         log_path.unlink()
+    trained = DDP(model, device_ids=[device.index] if device.type == "cuda" else None) if world > 1 else model
 
     special_ids = torch.tensor(
         sorted(set(tokenizer.all_special_ids)), dtype=torch.long, device=device
@@ -191,80 +283,105 @@ def pretrain(
     if threading.current_thread() is threading.main_thread():  # signal handlers live there only
         previous_handlers = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     progress = tqdm(
-        total=train.max_steps, initial=step, desc="pretrain", disable=not show_progress, dynamic_ncols=True
+        total=train.max_steps, initial=step, desc=f"pretrain {objective.name}",
+        disable=not (show_progress and is_main), dynamic_ncols=True,
     )
-    model.train()
+    trained.train()
+    log = log_path.open("a", encoding="utf8") if is_main else None
     try:
-        with log_path.open("a", encoding="utf8") as log:
-            while step < train.max_steps:
-                optimizer.zero_grad(set_to_none=True)
-                accumulated: Dict[str, float] = {}
-                for micro in range(train.grad_accumulation):
-                    rows = batch_indices(
-                        len(corpus), train.batch_size, step * train.grad_accumulation + micro,
-                        settings.system.seed,
-                    )
-                    ids = torch.from_numpy(corpus.ids[rows].astype(np.int64)).to(device)
-                    attention = ids != corpus.pad_id
-                    maskable = attention & ~torch.isin(ids, special_ids)
+        while step < train.max_steps:
+            optimizer.zero_grad(set_to_none=True)
+            accumulated: Dict[str, float] = {}
+            for micro in range(train.grad_accumulation):
+                micro_step = step * train.grad_accumulation + micro
+                # One global batch per micro-step; each rank takes every world-th row of it.
+                rows = batch_indices(len(corpus), train.batch_size * world, micro_step, settings.system.seed)
+                batch = objective.batch(corpus, rows[rank::world], [settings.system.seed, micro_step, rank], device)
+                ids = batch["input_ids"]
+                attention = ids != corpus.pad_id
+                maskable = attention & ~torch.isin(ids, special_ids)
+                # Gradients are all-reduced once per optimizer step, not per micro-batch.
+                sync = nullcontext() if world == 1 or micro == train.grad_accumulation - 1 else trained.no_sync()
+                with sync:
                     with autocast:
-                        out = model(ids, attention, maskable, tokenizer.mask_token_id, settings.objective, mask_rng)
+                        out = objective.loss(trained, batch, maskable, attention, mask_rng)
                     (out["loss"] / train.grad_accumulation).backward()
-                    n_tokens_seen += int(attention.sum())
-                    for key, value in out.items():
-                        accumulated[key] = accumulated.get(key, 0.0) + float(value.detach()) / train.grad_accumulation
-                if not math.isfinite(accumulated["loss"]):
-                    raise FloatingPointError(f"Pretraining loss is {accumulated['loss']} at step {step}")
-                torch.nn.utils.clip_grad_norm_(model.parameters(), train.max_grad_norm)
-                optimizer.step()
-                scheduler.step()
-                step += 1
-                window.append(accumulated)
-                progress.update(1)
-                if step % train.log_every == 0 or step == train.max_steps:
-                    record = _average(window)
-                    record.update(step=step, lr=scheduler.get_last_lr()[0])
-                    log.write(json.dumps(record) + "\n")
-                    log.flush()
-                    progress.set_postfix(
-                        loss=f"{record['loss']:.3f}",
-                        disc_acc=f"{record['disc_acc']:.3f}",
-                        gen_acc=f"{record['gen_acc']:.3f}",
-                    )
-                    window = []
-                if step % train.checkpoint_every == 0 or stop.requested:
-                    _save_checkpoint(checkpoint, model, optimizer, scheduler, step, mask_rng, settings)
-                if stop.requested:
-                    raise KeyboardInterrupt(
-                        f"Pretraining stopped at step {step}; checkpoint saved to {checkpoint}. "
-                        "Continue with --resume."
-                    )
+                n_tokens_seen += int(attention.sum())
+                for key, value in out.items():
+                    accumulated[key] = accumulated.get(key, 0.0) + float(value.detach()) / train.grad_accumulation
+            accumulated = _mean_over_ranks(accumulated, device)
+            if not math.isfinite(accumulated["loss"]):
+                raise FloatingPointError(f"Pretraining loss is {accumulated['loss']} at step {step}")
+            torch.nn.utils.clip_grad_norm_(model.parameters(), train.max_grad_norm)
+            optimizer.step()
+            scheduler.step()
+            step += 1
+            window.append(accumulated)
+            progress.update(1)
+            if is_main and (step % train.log_every == 0 or step == train.max_steps):
+                record = _average(window)
+                record.update(step=step, lr=scheduler.get_last_lr()[0])
+                log.write(json.dumps(record) + "\n")
+                log.flush()
+                progress.set_postfix({k: f"{record[k]:.3f}" for k in objective.progress_keys})
+                window = []
+            stopping = stop.agreed(device)
+            if step % train.checkpoint_every == 0 or stopping:
+                _save_checkpoint(checkpoint, model, optimizer, scheduler, step, mask_rng, settings)
+            if stopping:
+                raise KeyboardInterrupt(
+                    f"Pretraining stopped at step {step}; checkpoint saved to {checkpoint}. "
+                    "Continue with --resume."
+                )
     finally:
+        if log is not None:
+            log.close()
         for sig, handler in previous_handlers.items():
             signal.signal(sig, handler)
         progress.close()
     if step % train.checkpoint_every != 0 or step == 0:  # else the loop just saved this step
         _save_checkpoint(checkpoint, model, optimizer, scheduler, step, mask_rng, settings)
     elapsed = time.time() - started
+    n_tokens_seen = int(_mean_over_ranks({"n": float(n_tokens_seen)}, device)["n"] * world)
 
-    export_electra(model, tokenizer, output_dir, settings)
-    history = read_log(log_path)
-    summary = {
-        "steps": step,
-        "seconds_this_run": round(elapsed, 1),
-        "tokens_per_second": round(n_tokens_seen / max(elapsed, 1e-9), 1),
-        "device": str(device),
-        "n_sequences": len(corpus) if corpus is not None else 0,
-        "corpus_tokens": corpus.n_tokens() if corpus is not None else 0,
-        "discriminator_parameters": sum(p.numel() for p in model.discriminator.parameters()),
-        "final": history[-1] if history else {},
-    }
-    (output_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2), encoding="utf8")
-    if history:
-        from .plots import plot_pretraining_curve
-
-        plot_pretraining_curve(history, output_dir / "pretrain_curve.png")
+    summary: Dict[str, Any] = {}
+    if is_main:
+        objective.export(model, output_dir)
+        history = read_log(log_path)
+        summary = {
+            "architecture": objective.name,
+            "continued_from": settings.paths.init or None,
+            "steps": step,
+            "processes": world,
+            "seconds_this_run": round(elapsed, 1),
+            "tokens_per_second": round(n_tokens_seen / max(elapsed, 1e-9), 1),
+            "device": str(device),
+            "n_sequences": len(corpus) if corpus is not None else 0,
+            "corpus_tokens": corpus.n_tokens if corpus is not None else 0,
+            "encoder_parameters": _encoder_parameters(model),
+            "final": history[-1] if history else {},
+        }
+        (output_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2), encoding="utf8")
+        if history:
+            objective.plot(history, output_dir / "pretrain_curve.png")
+    if dist.is_initialized():
+        dist.barrier()
     return summary
+
+
+def _mean_over_ranks(values: Dict[str, float], device: torch.device) -> Dict[str, float]:
+    if not dist.is_initialized():
+        return values
+    keys = sorted(values)
+    packed = torch.tensor([values[k] for k in keys], dtype=torch.float64, device=device)
+    dist.all_reduce(packed)
+    packed /= dist.get_world_size()
+    return dict(zip(keys, packed.tolist()))
+
+
+def _encoder_parameters(model: torch.nn.Module) -> int:
+    encoder = getattr(model, "discriminator", None) or getattr(model, "model", model)
+    return sum(p.numel() for p in encoder.parameters())
 
 
 def _average(records: List[Dict[str, float]]) -> Dict[str, float]:

@@ -13,6 +13,9 @@ from thinc.api import Config
 
 from .electra import ModelSize, ObjectiveSettings
 
+# [objective] settings per [model] architecture.
+OBJECTIVE_SETTINGS = {"electra": ObjectiveSettings}
+
 __all__ = ["PathSettings", "SystemSettings", "TrainingSettings", "PretrainSettings", "load_settings"]
 
 
@@ -22,6 +25,9 @@ class PathSettings:
     text: Union[str, List[str]] = ""
     # HF tokenizer directory written by `spacy-biolm vocab`.
     vocab: str = ""
+    # Continued pretraining (Bio-ELECTRA++): an earlier run's output directory. Its exported
+    # weights, shapes and vocabulary are used; [model] only picks the architecture.
+    init: str = ""
 
     def text_files(self) -> List[Path]:
         texts = [self.text] if isinstance(self.text, str) else list(self.text)
@@ -64,7 +70,7 @@ class PretrainSettings:
     system: SystemSettings = field(default_factory=SystemSettings)
     corpus: CorpusSettings = field(default_factory=CorpusSettings)
     model: ModelSize = field(default_factory=ModelSize)
-    objective: ObjectiveSettings = field(default_factory=ObjectiveSettings)
+    objective: Any = field(default_factory=ObjectiveSettings)
     training: TrainingSettings = field(default_factory=TrainingSettings)
     config: Optional[Config] = None
 
@@ -99,5 +105,15 @@ def load_settings(path: Union[str, Path], overrides: Optional[Dict[str, Any]] = 
     unknown = sorted(set(config) - set(sections))
     if unknown:
         raise ValueError(f"{path}: unknown section(s) {unknown}; expected {sorted(sections)}")
+    model = _section(ModelSize, dict(config.get("model", {})), "model")
+    if model.architecture == "albert" and "albert" not in OBJECTIVE_SETTINGS:
+        from .albert import AlbertObjectiveSettings
+
+        OBJECTIVE_SETTINGS["albert"] = AlbertObjectiveSettings
+    if model.architecture not in OBJECTIVE_SETTINGS:
+        raise ValueError(f"{path}: [model] architecture = {model.architecture!r}; expected one of electra, albert")
+    if model.attention not in ("sdpa", "eager"):
+        raise ValueError(f"{path}: [model] attention = {model.attention!r}; expected 'sdpa' or 'eager'")
+    sections["objective"] = OBJECTIVE_SETTINGS[model.architecture]
     values = {name: _section(cls, dict(config.get(name, {})), name) for name, cls in sections.items()}
     return PretrainSettings(**values, config=config)

@@ -5,7 +5,13 @@ import pytest
 from transformers import AutoTokenizer
 
 from spacy_biolm.errors import PretrainingDataError
-from spacy_biolm.pretraining.corpus import PackedCorpus, build_packed_corpus, pack_documents
+from spacy_biolm.pretraining.corpus import (
+    PackedCorpus,
+    batch_indices,
+    build_packed_corpus,
+    pack_documents,
+    permute_indices,
+)
 
 CLS, SEP = 2, 3
 
@@ -23,23 +29,77 @@ def test_a_sentence_longer_than_a_sequence_is_cut_not_dropped():
     assert all(len(seq) <= 6 for seq in seqs)
 
 
-def test_packed_corpus_round_trips_through_disk(tmp_path, bio_text, vocab_dir):
-    tokenizer = AutoTokenizer.from_pretrained(vocab_dir)
-    corpus = build_packed_corpus([bio_text], tokenizer, tmp_path / "packed", max_seq_length=32)
-    reloaded = PackedCorpus.load(tmp_path / "packed")
-    assert isinstance(reloaded.ids, np.memmap)
-    assert reloaded.ids.shape == corpus.ids.shape and reloaded.max_seq_length == 32
-    first_doc = bio_text.read_text().split("\n\n")[0].splitlines()
-    row = [i for i in reloaded.ids[0].tolist() if i != tokenizer.pad_token_id]
-    assert row[0] == tokenizer.cls_token_id and row[-1] == tokenizer.sep_token_id
-    expected = tokenizer(first_doc[0], add_special_tokens=False)["input_ids"]
-    assert row[1 : 1 + len(expected)] == expected
-    # Every token of the text is somewhere in the corpus: nothing dropped.
-    n_text_tokens = sum(
+def _text_token_count(tokenizer, text_path):
+    return sum(
         len(tokenizer(line, add_special_tokens=False)["input_ids"])
-        for line in bio_text.read_text().splitlines() if line.strip()
+        for line in text_path.read_text().splitlines() if line.strip()
     )
-    assert reloaded.n_tokens() == n_text_tokens + 2 * len(reloaded)
+
+
+def test_packed_corpus_round_trips_through_disk_in_shards(tmp_path, bio_text, vocab_dir):
+    tokenizer = AutoTokenizer.from_pretrained(vocab_dir)
+    corpus = build_packed_corpus([bio_text], tokenizer, tmp_path / "packed", max_seq_length=32, shard_rows=10)
+    reloaded = PackedCorpus.load(tmp_path / "packed")
+    assert len(reloaded.shards) == -(-len(corpus) // 10) > 1
+    assert all(isinstance(shard, np.memmap) for shard in reloaded.shards)
+    assert len(reloaded) == len(corpus) and reloaded.max_seq_length == 32
+    # Rows read across shard boundaries, in any order, equal the packed sequences in order.
+    expected = list(
+        pack_documents(
+            iter([[tokenizer(s, add_special_tokens=False)["input_ids"] for s in doc.splitlines()]
+                  for doc in bio_text.read_text().strip().split("\n\n")]),
+            32, tokenizer.cls_token_id, tokenizer.sep_token_id,
+        )
+    )
+    order = np.array([len(corpus) - 1, 0, 10, 9, 11])
+    for row, index in zip(reloaded.rows(order), order):
+        assert [i for i in row.tolist() if i != tokenizer.pad_token_id] == expected[index]
+    # Every token of the text is somewhere in the corpus: nothing dropped.
+    assert reloaded.n_tokens == _text_token_count(tokenizer, bio_text) + 2 * len(reloaded)
+    assert reloaded.n_tokens == int((reloaded.rows(np.arange(len(reloaded))) != tokenizer.pad_token_id).sum())
+    with pytest.raises(IndexError):
+        reloaded.rows(np.array([len(reloaded)]))
+
+
+def test_a_rebuild_replaces_every_shard_of_the_previous_build(tmp_path, bio_text, vocab_dir):
+    tokenizer = AutoTokenizer.from_pretrained(vocab_dir)
+    build_packed_corpus([bio_text], tokenizer, tmp_path / "packed", max_seq_length=32, shard_rows=5)
+    corpus = build_packed_corpus([bio_text], tokenizer, tmp_path / "packed", max_seq_length=32, shard_rows=1000)
+    assert len(corpus.shards) == 1 and len(list((tmp_path / "packed").glob("ids-*.bin"))) == 1
+
+
+def test_segment_pair_packers_store_the_first_segment_length(tmp_path, bio_text, vocab_dir):
+    tokenizer = AutoTokenizer.from_pretrained(vocab_dir)
+
+    def halves(docs):  # a minimal pair packer: each document's first sentence, split in two
+        for doc in docs:
+            ids = doc[0][:28]
+            cut = max(1, len(ids) // 2)
+            yield [CLS] + ids[:cut] + [SEP] + ids[cut:] + [SEP], cut + 2
+
+    corpus = build_packed_corpus([bio_text], tokenizer, tmp_path / "pairs", 32, packer=halves, shard_rows=7)
+    rows = np.arange(len(corpus))
+    len_a = corpus.first_segment_lengths(rows)
+    for row, n in zip(corpus.rows(rows), len_a):
+        assert row[0] == CLS and row[n - 1] == SEP
+    plain = build_packed_corpus([bio_text], tokenizer, tmp_path / "plain", 32)
+    with pytest.raises(PretrainingDataError, match="segment pairs"):
+        plain.first_segment_lengths(rows[:2])
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 17, 64, 65, 1000, 4099])
+def test_the_permutation_is_a_bijection(n):
+    values = permute_indices(np.arange(n, dtype=np.uint64), n, key=12345)
+    assert sorted(values.tolist()) == list(range(n))
+    if n > 16:  # and it shuffles
+        assert values.tolist() != list(range(n))
+        assert values.tolist() != permute_indices(np.arange(n, dtype=np.uint64), n, key=54321).tolist()
+
+
+def test_batches_need_no_memory_proportional_to_the_corpus():
+    # A trillion sequences: a materialised permutation would need 8 TB.
+    rows = batch_indices(10**12, 32, step=123456789, seed=0)
+    assert len(rows) == 32 == len(set(rows.tolist())) and rows.max() < 10**12
 
 
 def test_loading_a_missing_corpus_names_the_folder(tmp_path):

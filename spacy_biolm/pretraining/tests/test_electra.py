@@ -147,3 +147,30 @@ def test_gumbel_sampling_follows_the_distribution():
     samples = _gumbel_sample(logits, torch.Generator().manual_seed(0))
     freq = torch.bincount(samples, minlength=3).float() / len(samples)
     assert torch.allclose(freq, torch.tensor([0.7, 0.2, 0.1]), atol=0.015)
+
+
+def test_sdpa_attention_matches_eager_attention_with_padding():
+    from transformers import ElectraConfig, ElectraForPreTraining
+
+    from spacy_biolm.pretraining.attention import ElectraSdpaSelfAttention, use_sdpa_attention
+
+    torch.manual_seed(0)
+    config = ElectraConfig(vocab_size=300, embedding_size=16, hidden_size=32, num_hidden_layers=2,
+                           num_attention_heads=4, intermediate_size=64)
+    eager = ElectraForPreTraining(config).eval()
+    sdpa = ElectraForPreTraining(config).eval()
+    sdpa.load_state_dict(eager.state_dict())
+    assert use_sdpa_attention(sdpa) == 2
+    assert all(type(layer.attention.self) is ElectraSdpaSelfAttention for layer in sdpa.electra.encoder.layer)
+    assert sdpa.state_dict().keys() == eager.state_dict().keys()  # exports stay standard ELECTRA
+    ids = torch.randint(5, 300, (3, 20))
+    attention = torch.ones_like(ids)
+    attention[1, 12:] = 0
+    attention[2, 3:] = 0
+    expected, got = eager(ids, attention_mask=attention).logits, sdpa(ids, attention_mask=attention).logits
+    assert torch.allclose(expected, got, atol=1e-5)
+    # Gradients agree too.
+    expected.sum().backward()
+    got.sum().backward()
+    for (name, a), b in zip(eager.named_parameters(), sdpa.parameters()):
+        assert torch.allclose(a.grad, b.grad, atol=1e-4), name

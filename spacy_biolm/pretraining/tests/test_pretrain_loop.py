@@ -14,7 +14,8 @@ import pytest
 import torch
 
 from spacy_biolm.errors import PretrainingDataError
-from spacy_biolm.pretraining.loop import batch_indices, linear_schedule, pretrain, read_log
+from spacy_biolm.pretraining.corpus import batch_indices
+from spacy_biolm.pretraining.loop import linear_schedule, pretrain, read_log
 from spacy_biolm.pretraining.settings import load_settings
 
 
@@ -130,3 +131,60 @@ def test_killed_run_resumes_with_the_same_loss_curve(micro_config, tmp_path):
     for a, b in zip(straight, continued):
         assert a["loss"] == pytest.approx(b["loss"], rel=1e-5), f"step {a['step']} diverged"
         assert a["lr"] == pytest.approx(b["lr"])
+
+
+def test_continued_pretraining_starts_from_the_export_and_keeps_the_vocabulary(micro_config, tmp_path, bio_text):
+    from transformers import AutoModel, AutoTokenizer
+
+    first = tmp_path / "first"
+    pretrain(load_settings(micro_config), first, show_progress=False)
+    second_text = tmp_path / "second.txt"
+    second_text.write_text("Mutations of EGFR predict response to gefitinib in lung cancer.\n\n" * 40)
+    plus = tmp_path / "plus"
+    settings = load_settings(
+        micro_config,
+        {"paths.init": str(first), "paths.vocab": "", "paths.text": str(second_text), "training.max_steps": 0},
+    )
+    pretrain(settings, plus, show_progress=False)
+    # Zero steps: the export is exactly the model continued from, with its vocabulary.
+    a, b = AutoModel.from_pretrained(first / "model"), AutoModel.from_pretrained(plus / "model")
+    for (name, pa), pb in zip(a.state_dict().items(), b.state_dict().values()):
+        assert torch.equal(pa, pb), name
+    assert AutoTokenizer.from_pretrained(plus / "model").get_vocab() == AutoTokenizer.from_pretrained(first / "model").get_vocab()
+
+    summary = pretrain(load_settings(micro_config, {"paths.init": str(first), "paths.vocab": "",
+                                                    "paths.text": str(second_text)}), plus, show_progress=False)
+    assert summary["continued_from"] == str(first) and summary["steps"] == 8
+    changed = AutoModel.from_pretrained(plus / "model")
+    assert not torch.equal(changed.embeddings.word_embeddings.weight, a.embeddings.word_embeddings.weight)
+
+
+def test_continued_pretraining_refuses_a_different_vocabulary(micro_config, tmp_path, bio_text):
+    from spacy_biolm.pretraining.vocab import train_vocab
+
+    first = tmp_path / "first"
+    pretrain(load_settings(micro_config, {"training.max_steps": 0}), first, show_progress=False)
+    other_vocab = tmp_path / "other_vocab"
+    train_vocab([bio_text], other_vocab, vocab_size=120)
+    settings = load_settings(micro_config, {"paths.init": str(first), "paths.vocab": str(other_vocab)})
+    with pytest.raises(ValueError, match="keeps the vocabulary"):
+        pretrain(settings, tmp_path / "plus", show_progress=False)
+    with pytest.raises(FileNotFoundError, match="no exported encoder"):
+        pretrain(load_settings(micro_config, {"paths.init": str(tmp_path / "nothing")}), tmp_path / "x", show_progress=False)
+
+
+def test_torchrun_trains_data_parallel_replicas(micro_config, tmp_path):
+    """Two CPU processes (Gloo) under torchrun: one model, one log, global token counts."""
+    out = tmp_path / "ddp"
+    env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+           "-m", "spacy_biolm", "pretrain", str(micro_config), str(out), "--training.max_steps", "6",
+           "--training.batch_size", "4", "--training.checkpoint_every", "3"]
+    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    summary = json.loads((out / "pretrain_summary.json").read_text())
+    assert summary["processes"] == 2 and summary["steps"] == 6
+    assert [r["step"] for r in read_log(out / "train_log.jsonl")] == list(range(1, 7))
+    state = torch.load(out / "checkpoint.pt", map_location="cpu", weights_only=False)
+    assert len(state["rng_per_rank"]) == 2  # each rank's masking randomness is saved
+    assert (out / "model" / "model.safetensors").is_file()
