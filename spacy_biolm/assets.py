@@ -24,8 +24,10 @@ def _md5(path: Path) -> str:
     return get_checksum(path)
 
 
-def fetch_assets(project_dir: Path, mirror: Optional[Path] = None) -> Dict[str, List[str]]:
-    """Make every asset of ``project_dir/project.yml`` present; returns what came from where."""
+def fetch_assets(project_dir: Path, mirror: Optional[Path] = None, extra: bool = False) -> Dict[str, List[str]]:
+    """Make every asset of ``project_dir/project.yml`` present; returns what came from where.
+    Assets marked ``extra: true`` (needed by optional workflows only) are fetched only with
+    ``extra``, as ``spacy project assets --extra`` does."""
     from weasel.cli.assets import fetch_asset
     from weasel.util import load_project_config
 
@@ -33,6 +35,8 @@ def fetch_assets(project_dir: Path, mirror: Optional[Path] = None) -> Dict[str, 
     config = load_project_config(project_dir)
     report: Dict[str, List[str]] = {"present": [], "mirror": [], "downloaded": []}
     for asset in config.get("assets", []):
+        if asset.get("extra") and not extra:
+            continue
         dest = project_dir / asset["dest"]
         checksum = asset.get("checksum")
         if dest.is_file() and (checksum is None or _md5(dest) == checksum):

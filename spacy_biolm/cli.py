@@ -21,11 +21,12 @@ app = typer.Typer(
 def assets_cli(
     project_dir: Path = typer.Argument(Path("."), help="Project directory (with project.yml)"),
     mirror: Optional[Path] = typer.Option(None, "--mirror", help="Local mirror of the corpora (e.g. ../shared/data)"),
+    extra: bool = typer.Option(False, "--extra", help="Also fetch assets marked 'extra: true'"),
 ):
     """Fetch project assets, copying checksum-verified files from a local mirror when present."""
     from .assets import fetch_assets
 
-    report = fetch_assets(project_dir, mirror if mirror and mirror.is_dir() else None)
+    report = fetch_assets(project_dir, mirror if mirror and mirror.is_dir() else None, extra=extra)
     msg.good(", ".join(f"{len(v)} {k}" for k, v in report.items()))
 
 

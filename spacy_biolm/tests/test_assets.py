@@ -37,3 +37,16 @@ def test_an_asset_that_cannot_be_had_is_an_error(tmp_path):
     (project / "project.yml").write_text("title: t\nassets:\n  - dest: assets/x.tsv\n    description: no url\n")
     with pytest.raises(FileNotFoundError, match="assets/x.tsv"):
         fetch_assets(project, tmp_path / "empty_mirror")
+
+
+def test_extra_assets_are_fetched_only_when_asked_for(tmp_path):
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    (mirror / "plus.jsonl").write_text("{}")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "project.yml").write_text(
+        f"title: t\nassets:\n  - dest: assets/plus.jsonl\n    checksum: {_md5('{}')}\n    extra: true\n"
+    )
+    assert fetch_assets(project, mirror) == {"present": [], "mirror": [], "downloaded": []}
+    assert fetch_assets(project, mirror, extra=True)["mirror"] == ["assets/plus.jsonl"]
