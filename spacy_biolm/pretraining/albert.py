@@ -78,7 +78,7 @@ def make_albert_config(size: ModelSize, vocab_size: int, pad_id: int, num_hidden
     ``num_layers`` layers run ``num_hidden_groups`` distinct weight sets (1 = all layers shared,
     as ALBERT). ``generator_fraction`` of :class:`ModelSize` does not apply to ALBERT.
 
-    Attention runs through PyTorch's scaled-dot-product kernel (``attn_implementation="sdpa"``).
+    Attention is ``size.attention``: PyTorch's scaled-dot-product kernel ("sdpa") or eager.
     """
     if size.hidden_size % size.num_heads:
         raise ValueError(f"model.hidden_size {size.hidden_size} is not divisible by num_heads {size.num_heads}")
@@ -101,7 +101,7 @@ def make_albert_config(size: ModelSize, vocab_size: int, pad_id: int, num_hidden
         attention_probs_dropout_prob=size.dropout,
         type_vocab_size=2,
         pad_token_id=pad_id,
-        attn_implementation="sdpa",
+        attn_implementation=size.attention,
     )
 
 
@@ -293,6 +293,18 @@ class AlbertMLMSOP(nn.Module):
     def __init__(self, config: AlbertConfig):
         super().__init__()
         self.model = AlbertForPreTraining(config)
+
+    @classmethod
+    def from_exported(cls, run_dir: Path) -> "AlbertMLMSOP":
+        """The model an earlier run exported to ``run_dir/model`` (with its MLM and SOP heads),
+        for continued pretraining."""
+        encoder_dir = Path(run_dir) / "model"
+        if not (encoder_dir / "config.json").is_file():
+            raise FileNotFoundError(f"Continued pretraining needs {encoder_dir} (an ALBERT pretraining output)")
+        model = cls.__new__(cls)
+        nn.Module.__init__(model)
+        model.model = AlbertForPreTraining.from_pretrained(encoder_dir, attn_implementation="sdpa")
+        return model
 
     def tie_embeddings(self) -> None:
         """Re-tie the MLM decoder to the word embeddings (after ``load_state_dict``)."""

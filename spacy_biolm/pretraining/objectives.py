@@ -70,6 +70,8 @@ class AlbertObjective:
 
     def __init__(self, settings, tokenizer):
         self.settings, self.tokenizer = settings, tokenizer
+        # Random replacements (10% of selected positions) never draw a special token.
+        self.special_ids = sorted(set(tokenizer.all_special_ids))
 
     def build_model(self, init_dir: Optional[Path] = None) -> torch.nn.Module:
         from .albert import AlbertMLMSOP, make_albert_config
@@ -103,7 +105,7 @@ class AlbertObjective:
     def loss(self, model, batch, maskable, attention, rng) -> Dict[str, torch.Tensor]:
         return model(
             batch["input_ids"], attention, batch["token_type_ids"], maskable, batch["sop_labels"],
-            self.tokenizer.mask_token_id, self.settings.objective, rng,
+            self.tokenizer.mask_token_id, self.settings.objective, rng, self.special_ids,
         )
 
     def export(self, model, output_dir: Path) -> Path:

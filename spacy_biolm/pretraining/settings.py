@@ -11,10 +11,11 @@ from typing import Any, Dict, List, Optional, Union
 
 from thinc.api import Config
 
+from .albert import AlbertObjectiveSettings
 from .electra import ModelSize, ObjectiveSettings
 
 # [objective] settings per [model] architecture.
-OBJECTIVE_SETTINGS = {"electra": ObjectiveSettings}
+OBJECTIVE_SETTINGS = {"electra": ObjectiveSettings, "albert": AlbertObjectiveSettings}
 
 __all__ = ["PathSettings", "SystemSettings", "TrainingSettings", "PretrainSettings", "load_settings"]
 
@@ -106,12 +107,8 @@ def load_settings(path: Union[str, Path], overrides: Optional[Dict[str, Any]] = 
     if unknown:
         raise ValueError(f"{path}: unknown section(s) {unknown}; expected {sorted(sections)}")
     model = _section(ModelSize, dict(config.get("model", {})), "model")
-    if model.architecture == "albert" and "albert" not in OBJECTIVE_SETTINGS:
-        from .albert import AlbertObjectiveSettings
-
-        OBJECTIVE_SETTINGS["albert"] = AlbertObjectiveSettings
     if model.architecture not in OBJECTIVE_SETTINGS:
-        raise ValueError(f"{path}: [model] architecture = {model.architecture!r}; expected one of electra, albert")
+        raise ValueError(f"{path}: [model] architecture = {model.architecture!r}; expected one of {sorted(OBJECTIVE_SETTINGS)}")
     if model.attention not in ("sdpa", "eager"):
         raise ValueError(f"{path}: [model] attention = {model.attention!r}; expected 'sdpa' or 'eager'")
     sections["objective"] = OBJECTIVE_SETTINGS[model.architecture]

@@ -188,3 +188,25 @@ def test_torchrun_trains_data_parallel_replicas(micro_config, tmp_path):
     state = torch.load(out / "checkpoint.pt", map_location="cpu", weights_only=False)
     assert len(state["rng_per_rank"]) == 2  # each rank's masking randomness is saved
     assert (out / "model" / "model.safetensors").is_file()
+
+
+def test_albert_pretrains_on_segment_pairs_and_exports_an_albert_encoder(micro_config, tmp_path):
+    config = tmp_path / "albert.cfg"
+    text = micro_config.read_text().replace("[model]\n", '[model]\narchitecture = "albert"\n')
+    text = text.replace("generator_fraction = 0.5\n", "").replace("[objective]\n", "[objective]\nsop_weight = 1.0\n")
+    config.write_text(text)
+    out = tmp_path / "albert"
+    summary = pretrain(load_settings(config), out, show_progress=False)
+    assert summary["architecture"] == "albert" and summary["steps"] == 8
+    history = read_log(out / "train_log.jsonl")
+    assert all(0 <= r["sop_acc"] <= 1 and np.isfinite(r["mlm_loss"]) for r in history)
+    assert json.loads((out / "corpus" / "meta.json").read_text())["segment_pairs"] is True
+    assert (out / "pretrain_curve.png").stat().st_size > 1000
+    assert (out / "model" / "spiece.model").is_file() and not (out / "generator").exists()
+    from transformers import AutoModel
+
+    assert AutoModel.from_pretrained(out / "model").config.model_type == "albert"
+    # Continued pretraining works for ALBERT too.
+    plus = pretrain(load_settings(config, {"paths.init": str(out), "paths.vocab": "", "training.max_steps": 2}),
+                    tmp_path / "albert_plus", show_progress=False)
+    assert plus["steps"] == 2 and plus["continued_from"] == str(out)
