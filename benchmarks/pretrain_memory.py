@@ -3,7 +3,8 @@
 The corpus is tokenised into shards on disk and read through memory maps, and batches come from
 a permutation computed per index, so peak RSS should not grow with the corpus. Each run (corpus
 build + ``--steps`` training steps + export) is its own process; its peak RSS comes from
-``wait4``.
+``wait4`` (this parent stays small and imports no torch, so the child's figure is its own:
+ru_maxrss starts from the parent's size at fork).
 
     python benchmarks/pretrain_memory.py --config configs/pretrain_tiny.cfg \\
         --text corpus/pretraining/text.txt --vocab pretrained/vocab --steps 30

@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -40,7 +39,7 @@ RESULTS = ROOT / "benchmarks" / "results"
 def build_inputs(args):
     from transformers import AutoTokenizer
 
-    from spacy_biolm.pretraining.corpus import build_packed_corpus
+    from spacy_biolm.pretraining.corpus import PackedCorpus, build_packed_corpus
     from spacy_biolm.pretraining.settings import load_settings
 
     overrides = {"paths.text": str(args.text), "paths.vocab": str(args.vocab), "system.device": args.device}
@@ -48,8 +47,10 @@ def build_inputs(args):
         overrides["training.batch_size"] = args.batch_size
     settings = load_settings(args.config, overrides)
     tokenizer = AutoTokenizer.from_pretrained(args.vocab)
-    corpus_dir = Path(tempfile.mkdtemp(prefix="bench_corpus_"))
-    corpus = build_packed_corpus([Path(args.text)], tokenizer, corpus_dir, settings.corpus.max_seq_length)
+    if args.corpus:  # a memory-measuring child reuses the parent's corpus
+        return settings, tokenizer, PackedCorpus.load(args.corpus)
+    args.corpus = Path(tempfile.mkdtemp(prefix="bench_corpus_"))
+    corpus = build_packed_corpus([Path(args.text)], tokenizer, args.corpus, settings.corpus.max_seq_length)
     return settings, tokenizer, corpus
 
 
@@ -174,16 +175,18 @@ def _sync(device):
 
 
 def peak_memory_of(side: str, args) -> float:
-    """Peak memory (MiB) of a short run of one side, in a fresh process."""
+    """Memory (MiB) of a short run of one side in a fresh process: {"peak_mib", "before_steps_mib"}
+    (CPU: RSS, the difference is what the training steps add; GPU: allocated)."""
     cmd = [sys.executable, __file__, "--only", side, "--config", str(args.config), "--text", str(args.text),
-           "--vocab", str(args.vocab), "--steps", str(args.memory_steps), "--device", args.device]
+           "--vocab", str(args.vocab), "--steps", str(args.memory_steps), "--device", args.device,
+           "--corpus", str(args.corpus)]
     if args.batch_size:
         cmd += ["--batch-size", str(args.batch_size)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
     out, _ = proc.communicate()
     if proc.returncode != 0:
         raise RuntimeError(f"memory run of {side} failed")
-    return float(json.loads(out.strip().splitlines()[-1])["peak_mib"])
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def only(args) -> None:
@@ -192,16 +195,29 @@ def only(args) -> None:
     settings, tokenizer, corpus = build_inputs(args)
     # Both are built, as in the timed run, then the other side is dropped before measuring.
     model = make_models(settings, tokenizer, device)[0 if args.only == "ours" else 1]
+    side = Side(args.only, model, settings, tokenizer, corpus, device)
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats()
-    side = Side(args.only, model, settings, tokenizer, corpus, device)
+        before = torch.cuda.memory_allocated() / 2**20
+    else:
+        before = _proc_status_mib("VmRSS")
     for step in range(args.steps):
         side.step(step)
     if device.type == "cuda":
         peak = torch.cuda.max_memory_allocated() / 2**20
     else:
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-    print(json.dumps({"peak_mib": round(peak, 1)}))
+        # VmHWM, not getrusage: ru_maxrss survives exec and would report the parent's size.
+        peak = _proc_status_mib("VmHWM")
+    print(json.dumps({"peak_mib": round(peak, 1), "before_steps_mib": round(before, 1)}))
+
+
+def _proc_status_mib(field: str) -> float:
+    """A memory field of /proc/self/status (Linux), in MiB."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError(f"{field} not in /proc/self/status: CPU memory is measured on Linux only")
 
 
 def main(argv=None) -> Dict:
@@ -216,6 +232,7 @@ def main(argv=None) -> Dict:
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--output", type=Path, default=None)
     parser.add_argument("--only", choices=["ours", "reference"], help=argparse.SUPPRESS)
+    parser.add_argument("--corpus", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     for path in (args.text, args.vocab):
         if not path.exists():
@@ -261,10 +278,15 @@ def main(argv=None) -> Dict:
             "losses": side.losses,
         }
     for side in sides:
-        result["sides"][side.name]["peak_memory_mib"] = peak_memory_of(side.name, args)
+        memory = peak_memory_of(side.name, args)
+        result["sides"][side.name].update(
+            peak_memory_mib=memory["peak_mib"],
+            step_memory_mib=round(memory["peak_mib"] - memory["before_steps_mib"], 1),
+        )
     ours, ref = result["sides"]["ours"], result["sides"]["reference"]
     result["speedup_tokens_per_second"] = round(ours["tokens_per_second"] / ref["tokens_per_second"], 3)
     result["memory_ratio"] = round(ours["peak_memory_mib"] / ref["peak_memory_mib"], 3)
+    result["step_memory_ratio"] = round(ours["step_memory_mib"] / max(ref["step_memory_mib"], 1e-9), 3)
     key = f"loss_mean_last_{tail}"
     result["final_loss_relative_difference"] = round(abs(ours[key] - ref[key]) / ref[key], 4)
     output = args.output or RESULTS / f"pretrain_throughput_{device.type}.json"
@@ -274,7 +296,7 @@ def main(argv=None) -> Dict:
     print(
         f"ours {ours['tokens_per_second']:.0f} tok/s vs reference {ref['tokens_per_second']:.0f} tok/s: "
         f"{result['speedup_tokens_per_second']:.2f}x; peak memory {ours['peak_memory_mib']:.0f} vs "
-        f"{ref['peak_memory_mib']:.0f} MiB; mean loss over the last {tail} steps {ours[key]:.3f} vs {ref[key]:.3f}"
+        f"{ref['peak_memory_mib']:.0f} MiB (training steps add {ours['step_memory_mib']:.0f} vs {ref['step_memory_mib']:.0f}); mean loss over the last {tail} steps {ours[key]:.3f} vs {ref[key]:.3f}"
         f" -> {output}"
     )
     return result
