@@ -88,3 +88,20 @@ def micro_config(tmp_path, bio_text, vocab_dir) -> Path:
     path = tmp_path / "micro.cfg"
     path.write_text(MICRO_CONFIG.format(text=bio_text, vocab=vocab_dir), encoding="utf8")
     return path
+
+
+def transformer_pipeline(encoder_dir: Path, **model_config):
+    """spacy.blank("en") with a spacy-transformers `transformer` on ``encoder_dir``, initialised:
+    how a user plugs a pretrained encoder into spaCy."""
+    import spacy
+
+    nlp = spacy.blank("en")
+    model = {
+        "@architectures": "spacy-transformers.TransformerModel.v3",
+        "name": str(encoder_dir),
+        "tokenizer_config": {"use_fast": True},
+        **model_config,
+    }
+    nlp.add_pipe("transformer", config={"model": model})
+    nlp.initialize()
+    return nlp

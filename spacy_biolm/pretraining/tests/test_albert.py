@@ -18,6 +18,8 @@ from spacy_biolm.pretraining.albert import (
 )
 from spacy_biolm.pretraining.electra import ModelSize
 
+from .conftest import transformer_pipeline
+
 PAD, CLS, SEP, MASK = 0, 2, 3, 4
 SPECIALS = [0, 1, 2, 3, 4]
 MICRO = ModelSize(
@@ -280,7 +282,6 @@ def test_a_few_steps_reduce_the_loss_on_a_repeated_batch():
 
 
 def test_export_loads_in_transformers_and_spacy_transformers(vocab_dir, tmp_path):
-    import spacy
     from transformers import AutoModel, AutoTokenizer
 
     from spacy_biolm.pretraining.vocab import load_albert_tokenizer
@@ -308,19 +309,9 @@ def test_export_loads_in_transformers_and_spacy_transformers(vocab_dir, tmp_path
         expected = model.model.albert.eval()(**encoded).last_hidden_state
         assert torch.allclose(encoder(**encoded).last_hidden_state, expected, atol=1e-5)
 
-    nlp = spacy.blank("en")
-    nlp.add_pipe(
-        "transformer",
-        config={
-            "model": {
-                "@architectures": "spacy-transformers.TransformerModel.v3",
-                "name": str(encoder_dir),
-                "get_spans": {"@span_getters": "spacy-transformers.strided_spans.v1", "window": 16, "stride": 12},
-                "tokenizer_config": {"use_fast": True},
-            }
-        },
+    nlp = transformer_pipeline(
+        encoder_dir, get_spans={"@span_getters": "spacy-transformers.strided_spans.v1", "window": 16, "stride": 12}
     )
-    nlp.initialize()
     doc = nlp(" ".join([text] * 6))  # longer than one window
     assert nlp.get_pipe("transformer").model.transformer.config.model_type == "albert"
     hidden = doc._.trf_data.model_output.last_hidden_state

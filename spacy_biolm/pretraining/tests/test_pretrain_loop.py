@@ -18,6 +18,8 @@ from spacy_biolm.pretraining.corpus import batch_indices
 from spacy_biolm.pretraining.loop import linear_schedule, pretrain, read_log
 from spacy_biolm.pretraining.settings import load_settings
 
+from .conftest import transformer_pipeline
+
 
 def test_batches_cover_each_epoch_once_and_are_reproducible():
     n, batch = 50, 8
@@ -67,20 +69,7 @@ def test_pretrain_logs_plots_and_exports_an_encoder_spacy_transformers_loads(mic
     assert (out / "pretrain_curve.png").stat().st_size > 1000
     assert json.loads((out / "pretrain_summary.json").read_text())["steps"] == 8
 
-    import spacy
-
-    nlp = spacy.blank("en")
-    nlp.add_pipe(
-        "transformer",
-        config={
-            "model": {
-                "@architectures": "spacy-transformers.TransformerModel.v3",
-                "name": str(out / "model"),
-                "tokenizer_config": {"use_fast": True},
-            }
-        },
-    )
-    nlp.initialize()
+    nlp = transformer_pipeline(out / "model")
     doc = nlp("Germline mutations in BRCA1 cause hereditary breast cancer.")
     hidden = doc._.trf_data.model_output.last_hidden_state
     assert hidden.shape[-1] == 32  # the micro discriminator's width
