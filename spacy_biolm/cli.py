@@ -140,6 +140,38 @@ def results_cli(
     print(table)
 
 
+# `evaluate` passes spaCy-style config overrides through to `spacy train`.
+@app.command("evaluate", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def evaluate_cli(
+    ctx: typer.Context,
+    config_path: Path = typer.Argument(..., help="spaCy training config (e.g. configs/ner.cfg)"),
+    output_dir: Path = typer.Argument(..., help="Directory for the runs (seed_<n>/), summary, table and plot"),
+    test_path: Path = typer.Option(..., "--test", help="Test DocBin (.spacy)"),
+    n_seeds: int = typer.Option(3, "--seeds", help="Number of seeds (the papers used 10)"),
+    first_seed: int = typer.Option(1, "--first-seed"),
+    name: str = typer.Option("model", "--name", help="Row name in the table"),
+    paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json to set beside ours (NER)"),
+    dataset: str = typer.Option("NCBI-disease", "--dataset", help="Dataset key of the paper's NER table"),
+    gpu_id: int = typer.Option(-1, "--gpu-id"),
+):
+    """Train and test a config over several seeds; write mean (std) as JSON, a Markdown table beside
+    the published numbers, and a per-seed plot. Scored seeds are reused when re-run."""
+    from spacy.cli._util import parse_config_overrides
+
+    from .evaluation.seeds import plot_seed_scores, run_seeds, seeds_table
+    from .evaluation.tables import paper_ner_rows
+
+    metrics = {"ents_p": "P", "ents_r": "R", "ents_f": "F1"}
+    seeds = list(range(first_seed, first_seed + n_seeds))
+    result = run_seeds(config_path, output_dir, test_path, seeds, parse_config_overrides(ctx.args),
+                       metrics=list(metrics), use_gpu=gpu_id)
+    paper_rows = paper_ner_rows(paper, dataset) if paper and paper.is_file() else []
+    table = seeds_table(name, result["summary"], metrics, paper_rows)
+    (output_dir / "seeds_table.md").write_text(f"{dataset} test set, mean (std) over seeds {seeds}.\n\n{table}")
+    plot_seed_scores(result["runs"], metrics, output_dir / "seeds.png", f"{name}: {dataset}, {len(seeds)} seeds")
+    print(table)
+
+
 def main() -> None:
     app()
 

@@ -1,0 +1,120 @@
+"""Multi-seed evaluation: train and test one config over several seeds, report mean (std).
+
+The papers report fine-tuning results as mean (standard deviation) over 10 runs with different
+seeds; a single run of a small encoder can differ by a point or more. This trains the config once
+per seed with ``spacy train``, scores ``model-best`` on the test set with ``spacy evaluate``, and
+writes every run's scores plus the summary (JSON), a Markdown table beside the published numbers,
+and a plot of the per-seed scores.
+"""
+
+import json
+import math
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence
+
+__all__ = ["summarise", "format_mean_std", "seeds_table", "run_seeds", "plot_seed_scores"]
+
+SUMMARY_FILE = "seeds_summary.json"
+
+
+def summarise(runs: Sequence[Dict[str, float]], metrics: Iterable[str]) -> Dict[str, Dict[str, float]]:
+    """Mean and sample standard deviation (n - 1; 0 for one run) of each metric over runs."""
+    summary = {}
+    for metric in metrics:
+        values = [float(run[metric]) for run in runs if run.get(metric) is not None]
+        if not values:
+            raise KeyError(f"No run has the metric {metric!r}; runs have {sorted(set().union(*runs))}")
+        mean = sum(values) / len(values)
+        var = sum((v - mean) ** 2 for v in values) / (len(values) - 1) if len(values) > 1 else 0.0
+        summary[metric] = {"mean": mean, "std": math.sqrt(var), "n": len(values), "values": values}
+    return summary
+
+
+def format_mean_std(mean: float, std: float, scale: float = 100.0, digits: int = 2) -> str:
+    """``"78.32 (0.45)"``: a score and its spread in percent, as the papers print them."""
+    return f"{mean * scale:.{digits}f} ({std * scale:.{digits}f})"
+
+
+def seeds_table(
+    name: str,
+    summary: Dict[str, Dict[str, float]],
+    metrics: Dict[str, str],
+    paper_rows: Optional[List[List[str]]] = None,
+) -> str:
+    """Markdown table: our mean (std) row for ``metrics`` ({key: column title}) and the paper's rows."""
+    n = next(iter(summary.values()))["n"]
+    header = ["model"] + list(metrics.values())
+    rows = [[f"{name} (ours, {n} seed{'s' if n != 1 else ''})"]
+            + [format_mean_std(summary[k]["mean"], summary[k]["std"]) for k in metrics]]
+    rows += paper_rows or []
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * len(metrics)) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def run_seeds(
+    config_path: Path,
+    output_dir: Path,
+    test_path: Path,
+    seeds: Sequence[int],
+    overrides: Optional[Dict[str, object]] = None,
+    metrics: Sequence[str] = ("ents_p", "ents_r", "ents_f"),
+    use_gpu: int = -1,
+) -> Dict[str, object]:
+    """Train ``config_path`` once per seed into ``output_dir/seed_<n>``, score each ``model-best`` on
+    ``test_path``; write ``output_dir/seeds_summary.json`` and return it. Runs already scored
+    (``seed_<n>/test_scores.json`` present) are reused, so an interrupted evaluation resumes."""
+    from spacy.cli.evaluate import evaluate
+    from spacy.cli.train import train
+
+    output_dir = Path(output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    if not seeds:
+        raise ValueError("No seeds to run")
+    runs = []
+    for seed in seeds:
+        run_dir = output_dir / f"seed_{seed}"
+        scores_path = run_dir / "test_scores.json"
+        if not scores_path.is_file():
+            train(config_path, run_dir, use_gpu=use_gpu, overrides={**(overrides or {}), "system.seed": seed})
+            scores = evaluate(run_dir / "model-best", test_path, use_gpu=use_gpu, silent=True)
+            scores_path.write_text(json.dumps(_plain(scores), indent=2), encoding="utf8")
+        runs.append({"seed": seed, **json.loads(scores_path.read_text(encoding="utf8"))})
+    result = {
+        "config": str(config_path),
+        "test": str(test_path),
+        "overrides": {k: str(v) for k, v in (overrides or {}).items()},
+        "runs": runs,
+        "summary": summarise(runs, metrics),
+    }
+    (output_dir / SUMMARY_FILE).write_text(json.dumps(result, indent=2), encoding="utf8")
+    return result
+
+
+def plot_seed_scores(runs: Sequence[Dict[str, float]], metrics: Dict[str, str], path: Path, title: str) -> Path:
+    """One dot per seed per metric, with the mean and +-1 std as a bar."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    summary = summarise(runs, metrics)
+    fig, ax = plt.subplots(figsize=(1.8 + 1.4 * len(metrics), 3.6))
+    for i, key in enumerate(metrics):
+        values = [100 * v for v in summary[key]["values"]]
+        ax.scatter([i] * len(values), values, alpha=0.7, zorder=3)
+        ax.errorbar(i + 0.15, 100 * summary[key]["mean"], yerr=100 * summary[key]["std"], fmt="_", color="black",
+                    capsize=6, markersize=14)
+    ax.set_xticks(range(len(metrics)), list(metrics.values()))
+    ax.set_xlim(-0.5, len(metrics) - 0.5)
+    ax.set_ylabel("percent")
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path)
+
+
+def _plain(scores: Dict[str, object]) -> Dict[str, object]:
+    """JSON-safe copy of spaCy's scores (drops nested per-type tables we do not summarise)."""
+    return {k: v for k, v in scores.items() if isinstance(v, (int, float)) or v is None}
