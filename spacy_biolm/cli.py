@@ -172,6 +172,29 @@ def evaluate_cli(
     print(table)
 
 
+@app.command("tune", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def tune_cli(
+    ctx: typer.Context,
+    config_path: Path = typer.Argument(..., help="spaCy training config to tune"),
+    space_path: Path = typer.Argument(..., help=".cfg with a [space] section (e.g. configs/tune_ner.cfg)"),
+    output_dir: Path = typer.Argument(..., help="Trials (trial_<n>/, trials.pkl, trials.jsonl), best.cfg, best.json"),
+    max_evals: int = typer.Option(8, "--max-evals", help="Trials in total (a re-run resumes and adds up to this)"),
+    dev_metric: str = typer.Option("ents_f", "--metric", help="Dev-set score to maximise"),
+    seed: int = typer.Option(0, "--seed"),
+    gpu_id: int = typer.Option(-1, "--gpu-id"),
+):
+    """Hyperparameter search with hyperopt (TPE) over the values in SPACE; objective = dev score.
+    Extra ``--section.key value`` options override the config for every trial."""
+    from spacy.cli._util import parse_config_overrides
+
+    from .evaluation.tune import load_space, tune
+
+    best = tune(config_path, output_dir, load_space(space_path), max_evals, dev_metric,
+                parse_config_overrides(ctx.args), seed=seed, use_gpu=gpu_id)
+    msg.good(f"Best of {best['trials']} trials: {dev_metric} {best['dev_score']:.4f} with {best['params']}; "
+             f"config in {output_dir / 'best.cfg'}")
+
+
 def main() -> None:
     app()
 
