@@ -131,6 +131,114 @@ def results_cli(
     print(table)
 
 
+# --- relation extraction ------------------------------------------------------------------------
+
+
+@app.command("convert-relations")
+def convert_relations_cli(
+    input_path: Path = typer.Argument(..., help="Relation corpus file"),
+    output_path: Path = typer.Argument(..., help="DocBin (.spacy) to write"),
+    fmt: str = typer.Option(..., "--format", "-f", help="biobert (GAD/EU-ADR TSV), chemprot (Bio-ELECTRA TSV) or scibert (ChemProt JSONL)"),
+    dev_output: Optional[Path] = typer.Option(None, "--dev-output", help="Also write a held-out dev DocBin here"),
+    dev_fraction: float = typer.Option(0.1, "--dev-fraction", help="Share of documents for --dev-output"),
+    group: bool = typer.Option(False, "--group", help="chemprot: one Doc per sentence with all its pairs"),
+    skip_invalid: bool = typer.Option(False, "--skip-invalid", help="Leave out (and report) rows that cannot hold a relation instead of failing"),
+    stats_path: Optional[Path] = typer.Option(None, "--stats", help="Write the conversion statistics as JSON"),
+):
+    """Convert a relation corpus (GAD/EU-ADR, ChemProt) to a DocBin with entities and gold relations."""
+    from .corpora.relations import convert_relations
+
+    options = {"skip_invalid": skip_invalid}
+    if fmt == "chemprot":
+        options["group"] = group
+    stats = convert_relations(input_path, output_path, fmt, dev_output=dev_output,
+                              dev_fraction=dev_fraction if dev_output else 0.0, **options)
+    for line_reason in stats["skipped"]:
+        msg.warn(f"{input_path}:{line_reason['line']}: skipped: {line_reason['reason']}")
+    if stats_path:
+        stats_path.parent.mkdir(parents=True, exist_ok=True)
+        stats_path.write_text(json.dumps(stats, indent=2), encoding="utf8")
+    summary = {k: v for k, v in stats.items() if k != "skipped"}
+    msg.good(f"{input_path} -> {output_path}: {json.dumps(summary)}")
+
+
+def _overrides(ctx: typer.Context) -> dict:
+    from spacy.cli._util import parse_config_overrides
+
+    return parse_config_overrides(ctx.args)
+
+
+@app.command("relations-train", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def relations_train_cli(
+    ctx: typer.Context,
+    config_path: Path = typer.Argument(..., help="configs/relations_*.cfg"),
+    output_dir: Path = typer.Argument(..., help="Training output directory (model-best, model-last, config.cfg)"),
+    mode: str = typer.Option("fast", "--mode", "-m", help="fast (span pooling on the shared transformer) or anonymised (one pass per pair)"),
+):
+    """Train the relation extractor in the chosen input mode (extra --section.key value options override the config)."""
+    from .evaluation.relations import train_relations
+
+    model = train_relations(config_path, output_dir, mode=mode, overrides=_overrides(ctx))
+    msg.good(f"Trained ({mode}): {model}")
+
+
+@app.command("relations-evaluate")
+def relations_evaluate_cli(
+    model_path: Path = typer.Argument(..., help="Trained pipeline directory"),
+    data_path: Path = typer.Argument(..., help="Relation DocBin (gold entities and relations)"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Scores JSON to write"),
+):
+    """Score relations on gold entities: micro P/R/F1 over the positive labels."""
+    from .evaluation.relations import evaluate_relations
+
+    scores = evaluate_relations(model_path, data_path, output)
+    msg.good(" ".join(f"{k}={100 * scores[k]:.2f}" for k in ("rel_micro_p", "rel_micro_r", "rel_micro_f"))
+             + f" on {scores['pairs']} pairs")
+
+
+@app.command("relations-cv", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def relations_cv_cli(
+    ctx: typer.Context,
+    config_path: Path = typer.Argument(..., help="configs/relations_gad.cfg"),
+    folds_dir: Path = typer.Argument(..., help="Folder with <k>/train.tsv and <k>/test.tsv (BioBERT GAD/EU-ADR)"),
+    output_dir: Path = typer.Argument(..., help="Where fold runs, cv.json and cv.md go"),
+    mode: str = typer.Option("fast", "--mode", "-m", help="fast or anonymised"),
+    folds: str = typer.Option("1-10", "--folds", help="Folds to run: '1-10', '1,3,5' or '1'"),
+):
+    """k-fold cross-validation (train + test per fold) with mean (std) of P/R/F1."""
+    from .evaluation.relations import cross_validate
+
+    chosen: List[int] = []
+    for part in folds.split(","):
+        low, _, high = part.partition("-")
+        chosen += list(range(int(low), int(high or low) + 1))
+    summary = cross_validate(config_path, folds_dir, output_dir, mode=mode, folds=chosen, overrides=_overrides(ctx))
+    print((output_dir / "cv.md").read_text(encoding="utf8"))
+    msg.good(f"F1 {summary['rel_micro_f_mean']:.2f} ({summary['rel_micro_f_std']:.2f}) over {len(chosen)} folds")
+
+
+@app.command("relations-results")
+def relations_results_cli(
+    output: Path = typer.Argument(..., help="Markdown file to write"),
+    scores: List[Path] = typer.Argument(..., help="NAME=PATH pairs of relations-evaluate JSON or cv.json files"),
+    dataset: str = typer.Option("GAD", "--dataset", help="GAD or CHEMPROT (selects the paper rows)"),
+    paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json"),
+):
+    """Write a relation extraction results table: ours beside the published numbers."""
+    from .evaluation.relations import relations_table
+
+    named = {}
+    for item in scores:
+        name, _, path = str(item).partition("=")
+        if not path:
+            raise typer.BadParameter(f"expected NAME=PATH, got {item}")
+        named[name] = Path(path)
+    table = relations_table(named, dataset, paper)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(table, encoding="utf8")
+    print(table)
+
+
 def main() -> None:
     app()
 
