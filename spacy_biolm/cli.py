@@ -187,11 +187,12 @@ def relations_evaluate_cli(
     model_path: Path = typer.Argument(..., help="Trained pipeline directory"),
     data_path: Path = typer.Argument(..., help="Relation DocBin (gold entities and relations)"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Scores JSON to write"),
+    limit: int = typer.Option(0, "--limit", help="Score only the first N documents (0 = all)"),
 ):
     """Score relations on gold entities: micro P/R/F1 over the positive labels."""
     from .evaluation.relations import evaluate_relations
 
-    scores = evaluate_relations(model_path, data_path, output)
+    scores = evaluate_relations(model_path, data_path, output, limit=limit)
     msg.good(" ".join(f"{k}={100 * scores[k]:.2f}" for k in ("rel_micro_p", "rel_micro_r", "rel_micro_f"))
              + f" on {scores['pairs']} pairs")
 

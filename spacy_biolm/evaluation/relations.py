@@ -55,7 +55,8 @@ def train_relations(
     from spacy.cli.train import train
     from spacy.util import load_config
 
-    config = apply_mode(load_config(config_path, overrides=dict(overrides or {}), interpolate=False), mode)
+    # Interpolated here (overrides applied) so escaped values such as "@GENE$$" are written back once.
+    config = apply_mode(load_config(config_path, overrides=dict(overrides or {}), interpolate=True), mode)
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     effective = output_dir / "config.cfg"
@@ -68,14 +69,17 @@ def train_relations(
     return output_dir / "model-last"
 
 
-def evaluate_relations(model_path: Path, data_path: Path, output: Optional[Path] = None) -> Dict[str, object]:
-    """Score a trained pipeline on a relation DocBin (gold entities); optionally write JSON."""
+def evaluate_relations(
+    model_path: Path, data_path: Path, output: Optional[Path] = None, limit: int = 0
+) -> Dict[str, object]:
+    """Score a trained pipeline on a relation DocBin (gold entities; the first ``limit`` docs
+    when ``limit`` > 0); optionally write JSON."""
     import spacy
 
     from ..corpora.relations import RelationCorpus
 
     nlp = spacy.load(model_path)
-    examples = list(RelationCorpus(data_path)(nlp))
+    examples = list(RelationCorpus(data_path, limit=limit)(nlp))
     scores = nlp.evaluate(examples)
     extractor = nlp.get_pipe("relation_extractor")
     scores["pairs"] = sum(len(extractor.candidate_pairs(eg.predicted)) for eg in examples)

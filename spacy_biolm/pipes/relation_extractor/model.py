@@ -154,7 +154,8 @@ def create_anonymised_model(
     """Anonymised mode (BioBERT, Bio-ELECTRA): one encoder input per candidate pair.
 
     The pair's sentence is rewritten with the head and tail replaced by their label's placeholder
-    (``placeholders = {"GENE": "@GENE$", "DISEASE": "@DISEASE$"}``; ChemProt:
+    (``placeholders``; a label without an entry gets BioBERT's ``@LABEL$``, e.g. ``@GENE$`` and
+    ``@DISEASE$`` for GAD with ``placeholders = {}``; ChemProt:
     ``{"CHEMICAL": "BC6ENTC", "GENE": "BC6ENTG"}`` with ``other_placeholder = "BC6OTHER"`` for the
     remaining entities), or with ``style = "mark"`` wrapped in SciBERT's ``<< >>``/``[[ ]]``
     markers. The model owns its HF encoder ``name`` (any local HF directory or hub name) and

@@ -87,6 +87,7 @@ def test_anonymisation_replaces_the_pair_and_other_entities():
     assert anonymise(doc, ents[0], ents[1], placeholders) == "BC6ENTC inhibits BC6ENTG and COX2 ."
     assert anonymise(doc, ents[0], ents[1], placeholders, style="mark") == "<< aspirin >> inhibits [[ COX1 ]] and COX2 ."
     assert anonymise(doc, ents[0], ents[1], placeholders, window=(0, 3)) == "BC6ENTC inhibits BC6ENTG"
+    assert anonymise(doc, ents[0], ents[1], {}) == "@CHEMICAL$ inhibits @GENE$ and COX2 ."
 
 
 # -- scorer ----------------------------------------------------------------------------------------
@@ -133,7 +134,7 @@ def gad_examples(n=24):
 
 ANONYMISED = {
     "@architectures": "spacy-biolm.AnonymisedRelationModel.v1",
-    "placeholders": GAD_PLACEHOLDERS,
+    "placeholders": {},  # BioBERT's @LABEL$ for every label
     "max_length": 32,
 }
 
