@@ -7,6 +7,7 @@ papers), i.e. the registered ``spacy-biolm.relations_scorer.v1``.
 
 from __future__ import annotations
 
+import copy
 import json
 import statistics
 from pathlib import Path
@@ -34,7 +35,7 @@ def apply_mode(config: Config, mode: str) -> Config:
     relation extractor's model."""
     if mode not in MODES:
         raise ValueError(f"unknown relation mode {mode!r}; expected one of {MODES}")
-    config = Config(config)  # a copy
+    config = Config(copy.deepcopy(dict(config)), section_order=getattr(config, "section_order", None))
     if mode == "fast":
         return config
     modes = config.get("relation_modes", {})
