@@ -144,6 +144,7 @@ def convert_relations_cli(
     group: bool = typer.Option(False, "--group", help="chemprot: one Doc per sentence with all its pairs"),
     skip_invalid: bool = typer.Option(False, "--skip-invalid", help="Leave out (and report) rows that cannot hold a relation instead of failing"),
     stats_path: Optional[Path] = typer.Option(None, "--stats", help="Write the conversion statistics as JSON"),
+    limit: int = typer.Option(0, "--limit", help="Convert only the first N documents (0 = all)"),
 ):
     """Convert a relation corpus (GAD/EU-ADR, ChemProt) to a DocBin with entities and gold relations."""
     from .corpora.relations import convert_relations
@@ -152,7 +153,7 @@ def convert_relations_cli(
     if fmt == "chemprot":
         options["group"] = group
     stats = convert_relations(input_path, output_path, fmt, dev_output=dev_output,
-                              dev_fraction=dev_fraction if dev_output else 0.0, **options)
+                              dev_fraction=dev_fraction if dev_output else 0.0, limit=limit, **options)
     for line_reason in stats["skipped"]:
         msg.warn(f"{input_path}:{line_reason['line']}: skipped: {line_reason['reason']}")
     if stats_path:

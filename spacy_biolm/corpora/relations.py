@@ -32,6 +32,7 @@ import json
 import random
 import re
 from collections import Counter
+from itertools import islice
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
@@ -326,18 +327,20 @@ def convert_relations(
     dev_fraction: float = 0.0,
     seed: int = 0,
     nlp: Optional[Language] = None,
+    limit: int = 0,
     **options,
 ) -> dict:
     """Convert a relation corpus to a DocBin (user data kept, so the gold relations travel).
 
     With ``dev_output`` and ``dev_fraction`` a seeded random share of the Docs goes to a second
-    DocBin (GAD and EU-ADR ship no development split). Returns the conversion statistics.
+    DocBin (GAD and EU-ADR ship no development split). ``limit`` > 0 stops after that many Docs
+    (quick runs). Returns the conversion statistics.
     """
     if dev_output is not None and not 0.0 < dev_fraction < 1.0:
         raise ValueError(f"dev_fraction must be in (0, 1) when dev_output is given, got {dev_fraction}")
     nlp = nlp or _blank_nlp()
     stats = ConversionStats()
-    docs = list(read_relations(input_path, fmt, nlp, stats=stats, **options))
+    docs = list(islice(read_relations(input_path, fmt, nlp, stats=stats, **options), limit or None))
     dev_docs: List[Doc] = []
     if dev_output is not None:
         order = list(range(len(docs)))
