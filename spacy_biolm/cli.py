@@ -128,16 +128,148 @@ def results_cli(
     """Write the NER results table (ours beside the published numbers)."""
     from .evaluation.tables import ner_results_table
 
+    table = ner_results_table(_named_paths(metrics), dataset=dataset, paper_results=paper)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(table, encoding="utf8")
+    print(table)
+
+
+# --- relation extraction ------------------------------------------------------------------------
+
+
+@app.command("convert-relations")
+def convert_relations_cli(
+    input_path: Path = typer.Argument(..., help="Relation corpus file, or a folder of them (train/dev/test)"),
+    output_path: Path = typer.Argument(..., help="DocBin (.spacy) to write; for a folder input, the output folder (<name>.spacy each)"),
+    fmt: str = typer.Option(..., "--format", "-f", help="biobert (GAD/EU-ADR TSV), chemprot (Bio-ELECTRA TSV) or scibert (ChemProt JSONL)"),
+    dev_output: Optional[Path] = typer.Option(None, "--dev-output", help="Also write a held-out dev DocBin here (file input)"),
+    dev_fraction: float = typer.Option(0.1, "--dev-fraction", help="Share of train documents held out as dev: with --dev-output, or for a folder without a dev file"),
+    group: bool = typer.Option(False, "--group", help="chemprot: one Doc per sentence with all its pairs"),
+    skip_invalid: bool = typer.Option(False, "--skip-invalid", help="Leave out (and report) rows that cannot hold a relation instead of failing"),
+    stats_path: Optional[Path] = typer.Option(None, "--stats", help="Write the conversion statistics as JSON"),
+    limit: int = typer.Option(0, "--limit", help="Convert only the first N documents of each file (0 = all)"),
+):
+    """Convert a relation corpus (GAD/EU-ADR, ChemProt) to DocBins with entities and gold relations.
+
+    A folder input converts each of its train/dev/test files in one process; when it has no dev
+    file, --dev-fraction of train is held out as dev.spacy (GAD and EU-ADR ship none)."""
+    from .corpora.relations import convert_relations
+
+    options = {"skip_invalid": skip_invalid}
+    if fmt == "chemprot":
+        options["group"] = group
+    jobs = [(input_path, output_path, dev_output)]
+    if input_path.is_dir():
+        files = sorted(p for p in input_path.iterdir() if p.suffix in (".tsv", ".txt", ".jsonl") and p.stem in ("train", "dev", "test"))
+        if not files:
+            raise typer.BadParameter(f"{input_path} has no train/dev/test .tsv/.txt/.jsonl files")
+        has_dev = any(p.stem == "dev" for p in files)
+        jobs = [(p, output_path / f"{p.stem}.spacy",
+                 output_path / "dev.spacy" if p.stem == "train" and not has_dev else None) for p in files]
+    all_stats = {}
+    for source, target, dev_target in jobs:
+        stats = convert_relations(source, target, fmt, dev_output=dev_target,
+                                  dev_fraction=dev_fraction if dev_target else 0.0, limit=limit, **options)
+        for line_reason in stats["skipped"]:
+            msg.warn(f"{source}:{line_reason['line']}: skipped: {line_reason['reason']}")
+        all_stats[str(source)] = stats
+        summary = {k: v for k, v in stats.items() if k != "skipped"}
+        msg.good(f"{source} -> {target}: {json.dumps(summary)}")
+    if stats_path:
+        stats_path.parent.mkdir(parents=True, exist_ok=True)
+        stats_path.write_text(json.dumps(all_stats if len(jobs) > 1 else stats, indent=2), encoding="utf8")
+
+
+def _overrides(ctx: typer.Context) -> dict:
+    from spacy.cli._util import parse_config_overrides
+
+    return parse_config_overrides(ctx.args)
+
+
+@app.command("relations-train", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def relations_train_cli(
+    ctx: typer.Context,
+    config_path: Path = typer.Argument(..., help="configs/relations_*.cfg"),
+    output_dir: Path = typer.Argument(..., help="Training output directory (model-best, model-last, config.cfg)"),
+    mode: str = typer.Option("fast", "--mode", "-m", help="fast (span pooling on the shared transformer) or anonymised (one pass per pair)"),
+):
+    """Train the relation extractor in the chosen input mode (extra --section.key value options override the config)."""
+    from .evaluation.relations import train_relations
+
+    model = train_relations(config_path, output_dir, mode=mode, overrides=_overrides(ctx))
+    msg.good(f"Trained ({mode}): {model}")
+
+
+@app.command("relations-evaluate")
+def relations_evaluate_cli(
+    model_path: Path = typer.Argument(..., help="Trained pipeline directory"),
+    data_path: Path = typer.Argument(..., help="Relation DocBin (gold entities and relations)"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Scores JSON to write"),
+    limit: int = typer.Option(0, "--limit", help="Score only the first N documents (0 = all)"),
+    table: Optional[Path] = typer.Option(None, "--table", help="Also write a Markdown table beside the paper (needs --output)"),
+    name: str = typer.Option("ours", "--name", help="Row name in --table"),
+    dataset: str = typer.Option("GAD", "--dataset", help="GAD or CHEMPROT (paper rows of --table)"),
+    paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json for --table"),
+):
+    """Score relations on gold entities: micro P/R/F1 over the positive labels."""
+    from .evaluation.relations import evaluate_relations, relations_table
+
+    if table is not None and output is None:
+        raise typer.BadParameter("--table needs --output (the table reads the scores file)")
+    scores = evaluate_relations(model_path, data_path, output, limit=limit)
+    if table is not None:
+        table.parent.mkdir(parents=True, exist_ok=True)
+        table.write_text(relations_table({name: output}, dataset, paper), encoding="utf8")
+    msg.good(" ".join(f"{k}={100 * scores[k]:.2f}" for k in ("rel_micro_p", "rel_micro_r", "rel_micro_f"))
+             + f" on {scores['pairs']} pairs")
+
+
+@app.command("relations-cv", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def relations_cv_cli(
+    ctx: typer.Context,
+    config_path: Path = typer.Argument(..., help="configs/relations_gad.cfg"),
+    folds_dir: Path = typer.Argument(..., help="Folder with <k>/train.tsv and <k>/test.tsv (BioBERT GAD/EU-ADR)"),
+    output_dir: Path = typer.Argument(..., help="Where fold runs, cv.json and cv.md go"),
+    mode: str = typer.Option("fast", "--mode", "-m", help="fast or anonymised"),
+    folds: str = typer.Option("1-10", "--folds", help="Folds to run: '1-10', '1,3,5' or '1'"),
+):
+    """k-fold cross-validation (train + test per fold) with mean (std) of P/R/F1."""
+    from .evaluation.relations import cross_validate
+
+    chosen: List[int] = []
+    for part in folds.split(","):
+        low, _, high = part.partition("-")
+        chosen += list(range(int(low), int(high or low) + 1))
+    summary = cross_validate(config_path, folds_dir, output_dir, mode=mode, folds=chosen, overrides=_overrides(ctx))
+    print((output_dir / "cv.md").read_text(encoding="utf8"))
+    msg.good(f"F1 {summary['rel_micro_f_mean']:.2f} ({summary['rel_micro_f_std']:.2f}) over {len(chosen)} folds")
+
+
+@app.command("relations-results")
+def relations_results_cli(
+    output: Path = typer.Argument(..., help="Markdown file to write"),
+    scores: List[Path] = typer.Argument(..., help="NAME=PATH pairs of relations-evaluate JSON or cv.json files"),
+    dataset: str = typer.Option("GAD", "--dataset", help="GAD or CHEMPROT (selects the paper rows)"),
+    paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json"),
+):
+    """Write a relation extraction results table: ours beside the published numbers."""
+    from .evaluation.relations import relations_table
+
+    table = relations_table(_named_paths(scores), dataset, paper)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(table, encoding="utf8")
+    print(table)
+
+
+def _named_paths(items: List[Path]) -> dict:
+    """``NAME=PATH`` arguments as ``{name: Path}``."""
     named = {}
-    for item in metrics:
+    for item in items:
         name, _, path = str(item).partition("=")
         if not path:
             raise typer.BadParameter(f"expected NAME=PATH, got {item}")
         named[name] = Path(path)
-    table = ner_results_table(named, dataset=dataset, paper_results=paper)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(table, encoding="utf8")
-    print(table)
+    return named
 
 
 # `evaluate` passes spaCy-style config overrides through to `spacy train`.

@@ -24,6 +24,12 @@ SMOKE_VARS = {
     "pretrain_steps": "3",
     "ner_steps": "4",
     "ner_seconds": "120",
+    "re_steps": "3",
+    "re_gad_seconds": "30",
+    "re_chemprot_seconds": "30",
+    "re_dev_limit": "20",
+    "re_test_limit": "100",
+    "re_convert_limit": "300",
 }
 
 
@@ -51,6 +57,11 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert {"ents_p", "ents_r", "ents_f"} <= set(metrics)
     table = (project / "metrics/results.md").read_text()
     assert "Bio-ELECTRA tiny (ours)" in table and "without pretraining" in table and "(paper)" in table
+
+    for dataset in ("gad", "chemprot"):
+        scores = json.loads((project / f"metrics/relations_{dataset}_anonymised.json").read_text())
+        assert {"rel_micro_p", "rel_micro_r", "rel_micro_f"} <= set(scores) and scores["pairs"] > 0
+        assert "(paper)" in (project / f"metrics/relations_{dataset}.md").read_text()
 
     wheels = list((project / "packages").glob("*/dist/en_bio_electra-*.whl"))
     assert len(wheels) == 1

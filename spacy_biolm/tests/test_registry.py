@@ -18,6 +18,13 @@ found = {
     "batcher": spacy.registry.batchers.get("spacy-biolm.time_budget_batcher.v1").__module__,
     "factory": nlp.add_pipe("biolm_abbreviations").__class__.__module__,
 }
+found["relations"] = [
+    nlp.add_pipe("relation_extractor", config={"model": {"@architectures": "spacy-biolm.AnonymisedRelationModel.v1",
+                                                           "name": "unused-until-initialised", "placeholders": {}}}).__class__.__module__,
+    spacy.registry.readers.get("spacy-biolm.RelationCorpus.v1").__module__,
+    spacy.registry.scorers.get("spacy-biolm.relations_scorer.v1").__module__,
+    spacy.registry.architectures.get("spacy-biolm.SpanPairRelationModel.v1").__module__,
+]
 # Other plugins' entry points (spacy-transformers) import transformers; ours must not.
 import importlib.metadata as md
 ours = [ep.value.split(":")[0] for ep in md.distribution("spacy-biolm").entry_points if ep.group.startswith("spacy_")]
@@ -34,6 +41,12 @@ print(json.dumps(found))
     assert found["reader"] == "spacy_biolm.corpora.readers"
     assert found["batcher"] == "spacy_biolm.training.batchers"
     assert found["factory"] == "spacy_biolm.pipes.abbreviations.component"
+    assert found["relations"] == [
+        "spacy_biolm.pipes.relation_extractor.component",
+        "spacy_biolm.corpora.relations",
+        "spacy_biolm.pipes.relation_extractor.scorer",
+        "spacy_biolm.pipes.relation_extractor.model",
+    ]
     assert len(found["modules"]) >= 3
     assert found["heavy"] == "[]", "entry-point modules must not import transformers/sentencepiece"
 
@@ -41,5 +54,6 @@ print(json.dumps(found))
 def test_console_script_lists_the_recipe_commands():
     result = subprocess.run([sys.executable, "-m", "spacy_biolm", "--help"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    for command in ("assets", "collect-text", "vocab", "pretrain", "convert", "results"):
+    for command in ("assets", "collect-text", "vocab", "pretrain", "convert", "results",
+                    "convert-relations", "relations-train", "relations-evaluate", "relations-cv"):
         assert command in result.stdout

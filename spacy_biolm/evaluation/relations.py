@@ -1,0 +1,188 @@
+"""Relation extraction runs: switch the input mode of a config, train, evaluate, 10-fold CV, tables.
+
+Training goes through spaCy's own ``spacy.cli.train.train`` (the Python API of ``spacy train``);
+scores come from ``nlp.evaluate`` on ``spacy-biolm.RelationCorpus.v1`` (gold entities, as the
+papers), i.e. the registered ``spacy-biolm.relations_scorer.v1``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import statistics
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence
+
+from thinc.api import Config
+
+__all__ = [
+    "MODES",
+    "apply_mode",
+    "train_relations",
+    "evaluate_relations",
+    "cross_validate",
+    "paper_re_rows",
+    "relations_table",
+]
+
+MODES = ("fast", "anonymised")
+METRICS = ("rel_micro_p", "rel_micro_r", "rel_micro_f")
+
+
+def apply_mode(config: Config, mode: str) -> Config:
+    """Return ``config`` set to ``mode``: ``fast`` keeps the ``transformer`` + span-pair model,
+    ``anonymised`` drops the ``transformer`` and uses ``[relation_modes.anonymised]`` as the
+    relation extractor's model."""
+    if mode not in MODES:
+        raise ValueError(f"unknown relation mode {mode!r}; expected one of {MODES}")
+    config = Config(copy.deepcopy(dict(config)), section_order=getattr(config, "section_order", None))
+    if mode == "fast":
+        return config
+    modes = config.get("relation_modes", {})
+    if "anonymised" not in modes:
+        raise ValueError("the config has no [relation_modes.anonymised] section to switch to")
+    config["components"]["relation_extractor"]["model"] = dict(modes["anonymised"])
+    config["nlp"]["pipeline"] = [p for p in config["nlp"]["pipeline"] if p != "transformer"]
+    config["components"].pop("transformer", None)
+    return config
+
+
+def train_relations(
+    config_path: Path, output_dir: Path, mode: str = "fast", overrides: Optional[Dict[str, object]] = None,
+    quiet: bool = False,
+) -> Path:
+    """Train with ``spacy train`` in ``mode``; the effective config is saved as
+    ``output_dir/config.cfg``. Returns the ``model-last`` directory."""
+    from spacy.cli.train import train
+    from spacy.util import load_config
+
+    # Interpolated here (overrides applied) so escaped values such as "@GENE$$" are written back once.
+    config = apply_mode(load_config(config_path, overrides=dict(overrides or {}), interpolate=True), mode)
+    output_dir = Path(output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    effective = output_dir / "config.cfg"
+    config.to_disk(effective)
+    if quiet:
+        import logging
+
+        logging.getLogger("spacy").setLevel(logging.WARNING)
+    train(effective, output_dir, use_gpu=-1)
+    return output_dir / "model-last"
+
+
+def evaluate_relations(
+    model_path: Path, data_path: Path, output: Optional[Path] = None, limit: int = 0
+) -> Dict[str, object]:
+    """Score a trained pipeline on a relation DocBin (gold entities; the first ``limit`` docs
+    when ``limit`` > 0); optionally write JSON."""
+    import spacy
+
+    from ..corpora.relations import RelationCorpus
+
+    nlp = spacy.load(model_path)
+    examples = list(RelationCorpus(data_path, limit=limit)(nlp))
+    scores = nlp.evaluate(examples)
+    extractor = nlp.get_pipe("relation_extractor")
+    scores["pairs"] = sum(len(extractor.candidate_pairs(eg.predicted)) for eg in examples)
+    scores["docs"] = len(examples)
+    if output is not None:
+        Path(output).parent.mkdir(parents=True, exist_ok=True)
+        Path(output).write_text(json.dumps(scores, indent=2), encoding="utf8")
+    return scores
+
+
+def cross_validate(
+    config_path: Path,
+    folds_dir: Path,
+    output_dir: Path,
+    mode: str = "fast",
+    folds: Sequence[int] = tuple(range(1, 11)),
+    overrides: Optional[Dict[str, object]] = None,
+    dev_fraction: float = 0.1,
+    positive_label: str = "ASSOCIATION",
+) -> Dict[str, object]:
+    """k-fold cross-validation on BioBERT RE folds (``folds_dir/<k>/{train,test}.tsv``).
+
+    Per fold: convert (``dev_fraction`` of train held out as dev for monitoring; the test split is
+    never seen in training), train, score ``model-last`` on the fold's test split. Writes
+    ``output_dir/fold_<k>/test_scores.json``, ``cv.json`` (per fold, mean, std) and ``cv.md``.
+    """
+    from ..corpora.relations import convert_relations
+
+    output_dir = Path(output_dir)
+    results: List[Dict[str, object]] = []
+    for fold in folds:
+        fold_src = Path(folds_dir) / str(fold)
+        work = output_dir / f"fold_{fold}"
+        corpus = work / "corpus"
+        convert_relations(fold_src / "train.tsv", corpus / "train.spacy", "biobert",
+                          dev_output=corpus / "dev.spacy", dev_fraction=dev_fraction, positive_label=positive_label)
+        convert_relations(fold_src / "test.tsv", corpus / "test.spacy", "biobert", positive_label=positive_label)
+        fold_overrides = dict(overrides or {})
+        fold_overrides.update({"paths.train": str(corpus / "train.spacy"), "paths.dev": str(corpus / "dev.spacy")})
+        model = train_relations(config_path, work / "training", mode=mode, overrides=fold_overrides)
+        scores = evaluate_relations(model, corpus / "test.spacy", work / "test_scores.json")
+        results.append({"fold": fold, **{k: scores[k] for k in METRICS}, "pairs": scores["pairs"]})
+    summary = summarise_folds(results)
+    summary.update({"mode": mode, "config": str(config_path), "folds_dir": str(folds_dir),
+                    "overrides": {k: str(v) for k, v in (overrides or {}).items()}})
+    output_dir.mkdir(parents=True, exist_ok=True)
+    (output_dir / "cv.json").write_text(json.dumps(summary, indent=2), encoding="utf8")
+    (output_dir / "cv.md").write_text(cv_markdown(summary), encoding="utf8")
+    return summary
+
+
+def summarise_folds(results: Sequence[Dict[str, object]]) -> Dict[str, object]:
+    """Mean and sample standard deviation (percent) of each metric over folds."""
+    summary: Dict[str, object] = {"folds": list(results)}
+    for key in METRICS:
+        values = [100 * float(r[key]) for r in results]
+        summary[f"{key}_mean"] = statistics.mean(values) if values else 0.0
+        summary[f"{key}_std"] = statistics.stdev(values) if len(values) > 1 else 0.0
+    return summary
+
+
+def cv_markdown(summary: Dict[str, object]) -> str:
+    """Per-fold P/R/F1 and the mean (std) row, percent."""
+    lines = [f"Cross-validation, mode `{summary.get('mode')}`; P/R/F1 of the positive class, percent.", "",
+             "| fold | P | R | F1 | pairs |", "|---:|---:|---:|---:|---:|"]
+    for r in summary["folds"]:
+        lines.append(f"| {r['fold']} | {100 * r['rel_micro_p']:.2f} | {100 * r['rel_micro_r']:.2f} | "
+                     f"{100 * r['rel_micro_f']:.2f} | {r['pairs']} |")
+    lines.append("| mean (std) | " + " | ".join(
+        f"{summary[f'{k}_mean']:.2f} ({summary[f'{k}_std']:.2f})" for k in METRICS) + " | |")
+    return "\n".join(lines) + "\n"
+
+
+def paper_re_rows(paper_results: Path, dataset: str) -> List[List[str]]:
+    """Published rows (model, P, R, F1) for ``GAD`` or ``CHEMPROT`` (Bio-ELECTRA table 6; BioBERT F1)."""
+    data = json.loads(Path(paper_results).read_text(encoding="utf8"))
+    electra = data["bio_electra_2020"]
+    key = {"GAD": "GAD", "CHEMPROT": "CHEMPROT_micro"}.get(dataset, dataset)
+    rows = [[f"{electra['models'].get(m, m)} (paper)", *(f"{v:.2f}" for v in prf)]
+            for m, prf in electra["re"].get(key, {}).items()]
+    biobert = data.get("biobert_2019", {}).get("re_f1", {})
+    name = {"CHEMPROT": "CHEMPROT"}.get(dataset, dataset)
+    if name in biobert:
+        rows.append(["BioBERT v1.1 (paper)", "", "", f"{biobert[name]:.2f}"])
+    return rows
+
+
+def relations_table(results: Dict[str, Path], dataset: str, paper_results: Optional[Path] = None) -> str:
+    """Markdown table: ours (``name -> scores JSON``, from ``relations-evaluate`` or ``cv.json``)
+    beside the published numbers."""
+    rows = []
+    for name, path in results.items():
+        scores = json.loads(Path(path).read_text(encoding="utf8"))
+        if "rel_micro_f_mean" in scores:
+            cells = [f"{scores[f'{k}_mean']:.2f} ({scores[f'{k}_std']:.2f})" for k in METRICS]
+        else:
+            cells = [f"{100 * scores[k]:.2f}" for k in METRICS]
+        rows.append([name, *cells])
+    if paper_results and Path(paper_results).is_file():
+        rows += paper_re_rows(paper_results, dataset)
+    lines = [f"{dataset} relation extraction, test set, P/R/F1 percent "
+             f"({'micro over CPR:3,4,5,6,9' if dataset == 'CHEMPROT' else 'positive class'}).", "",
+             "| model | P | R | F1 |", "|---|---:|---:|---:|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"

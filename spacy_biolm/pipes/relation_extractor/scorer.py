@@ -1,0 +1,71 @@
+"""Relation extraction scores as the papers report them.
+
+Micro-averaged precision, recall and F1 over the *positive* relation labels: a gold relation is
+found when the prediction has the same head, tail (character offsets) and label; predictions of
+"no relation" are not stored, so the negative class never counts. With one positive label (GAD,
+EU-ADR: ``ASSOCIATION``) this is the binary P/R/F1 of the positive class; for ChemProt it is the
+micro average over CPR:3,4,5,6,9 used by Bio-ELECTRA and BioBERT.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Callable, Dict, Iterable, Optional, Sequence
+
+from spacy.training import Example
+from spacy.util import registry
+
+from .data import get_relations
+
+__all__ = ["score_relations", "make_relations_scorer", "prf"]
+
+
+def prf(tp: int, fp: int, fn: int) -> Dict[str, float]:
+    """Precision, recall and F1 as fractions (0.0 where undefined)."""
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return {"p": p, "r": r, "f": f}
+
+
+def score_relations(
+    examples: Iterable[Example], labels: Optional[Sequence[str]] = None, prefix: str = "rel"
+) -> Dict[str, Any]:
+    """Score predicted ``doc._.relations`` against the reference Docs' relations.
+
+    ``labels`` restricts scoring to these relation labels (default: every label seen). Returns
+    ``{prefix}_micro_p/_r/_f`` (fractions, as spaCy's scorers do) and ``{prefix}_f_per_type``
+    (label -> {p, r, f}), plus ``{prefix}_counts`` (tp/fp/fn per label).
+    """
+    counts: Dict[str, Counter] = {}
+    for eg in examples:
+        gold = {(r.key, r.label) for r in get_relations(eg.reference)}
+        pred = {(r.key, r.label) for r in get_relations(eg.predicted)}
+        for item, kind in [(g, "tp" if g in pred else "fn") for g in gold] + [(p, "fp") for p in pred - gold]:
+            label = item[1]
+            if labels is not None and label not in labels:
+                continue
+            counts.setdefault(label, Counter())[kind] += 1
+    total = sum(counts.values(), Counter())
+    micro = prf(total["tp"], total["fp"], total["fn"])
+    return {
+        f"{prefix}_micro_p": micro["p"],
+        f"{prefix}_micro_r": micro["r"],
+        f"{prefix}_micro_f": micro["f"],
+        f"{prefix}_f_per_type": {label: prf(c["tp"], c["fp"], c["fn"]) for label, c in sorted(counts.items())},
+        f"{prefix}_counts": {label: dict(c) for label, c in sorted(counts.items())},
+    }
+
+
+@registry.scorers("spacy-biolm.relations_scorer.v1")
+def make_relations_scorer(labels: Optional[Sequence[str]] = None) -> Callable[..., Dict[str, Any]]:
+    """Scorer for ``relation_extractor``: micro P/R/F1 over the positive relation labels.
+
+    Keys: ``rel_micro_p``, ``rel_micro_r``, ``rel_micro_f``, ``rel_f_per_type``, ``rel_counts``.
+    ``labels`` (optional) limits scoring to those labels; by default all positive labels count.
+    """
+
+    def scorer(examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
+        return score_relations(examples, labels=labels if labels is not None else kwargs.get("labels"))
+
+    return scorer
