@@ -131,6 +131,73 @@ def results_cli(
     print(table)
 
 
+@app.command("convert-qa")
+def convert_qa_cli(
+    fmt: str = typer.Argument(..., help="Input format: yesno (BioASQ yes/no TSV), squad (SQuAD/BioASQ JSON), reranking (answer-candidate TSV)"),
+    input_path: Path = typer.Argument(..., help="Corpus file"),
+    output_path: Path = typer.Argument(..., help="DocBin (.spacy) to write"),
+    golden: Optional[Path] = typer.Option(None, "--golden", help="BioASQ golden file: gold answers for a test JSON without answers (squad)"),
+    exclude: List[Path] = typer.Option([], "--exclude", help="File(s) of the same format whose questions must be left out (e.g. the test set)"),
+    dev_output: Optional[Path] = typer.Option(None, "--dev-output", help="Also write a development DocBin of held-out questions"),
+    dev_fraction: float = typer.Option(0.1, "--dev-fraction", help="Share of questions held out for --dev-output"),
+    sents_per_doc: int = typer.Option(0, "--sents-per-doc", help="reranking: candidates per Doc (0: all of a question's)"),
+    seed: int = typer.Option(0, "--seed"),
+):
+    """Convert a question-answering corpus to a spaCy DocBin (Docs carry doc._.question)."""
+    import spacy
+
+    from .corpora.qa import convert_qa
+
+    nlp = spacy.blank("en", config={"nlp": {"tokenizer": {"@tokenizers": "spacy-biolm.BioTokenizer.v1"}}})
+    stats = convert_qa(
+        fmt, input_path, output_path, nlp, golden=golden, exclude=exclude, dev_output=dev_output,
+        dev_fraction=dev_fraction, sents_per_doc=sents_per_doc, seed=seed,
+    )
+    msg.good(f"{input_path} -> {output_path}: {json.dumps(stats)}")
+
+
+@app.command("evaluate-qa")
+def evaluate_qa_cli(
+    model: str = typer.Argument(..., help="Pipeline directory or package name"),
+    data_path: Path = typer.Argument(..., help="QA DocBin from convert-qa"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Metrics JSON to write"),
+    gpu_id: int = typer.Option(-1, "--gpu-id", "-g"),
+    batch_size: int = typer.Option(16, "--batch-size", "-b"),
+    threads: int = typer.Option(0, "--threads", help="torch CPU threads (0: torch's default)"),
+    limit: int = typer.Option(0, "--limit", help="Score only the first N Docs (0: all)"),
+):
+    """Score a QA pipeline (`spacy evaluate` would drop the questions) and time it: questions/s."""
+    from .evaluation.qa import evaluate_qa
+
+    scores = evaluate_qa(model, data_path, gpu_id=gpu_id, batch_size=batch_size, threads=threads, limit=limit)
+    msg.table([(k, f"{v:.4f}" if isinstance(v, float) else v) for k, v in scores.items()], divider=True)
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps(scores, indent=2), encoding="utf8")
+
+
+@app.command("qa-results")
+def qa_results_cli(
+    output: Path = typer.Argument(..., help="Markdown file to write"),
+    metrics: List[Path] = typer.Argument(..., help="TASK=PATH pairs (yes_no, answer_span, answer_span_bioasq7b, answer_reranker) of evaluate-qa JSON"),
+    paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json to set beside ours"),
+    name: str = typer.Option("spacy-biolm", "--name", help="Name of our model in the table"),
+):
+    """Write the QA results tables (ours beside the published numbers)."""
+    from .evaluation.qa import qa_results_table
+
+    named = {}
+    for item in metrics:
+        task, _, path = str(item).partition("=")
+        if not path:
+            raise typer.BadParameter(f"expected TASK=PATH, got {item}")
+        named[task] = Path(path)
+    table = qa_results_table(named, paper_results=paper, name=name)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(table, encoding="utf8")
+    print(table)
+
+
 def main() -> None:
     app()
 
