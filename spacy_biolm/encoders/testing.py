@@ -43,3 +43,35 @@ def tiny_qa_encoder(tmp_path_factory) -> Path:
 
     torch.manual_seed(0)
     return make_tiny_encoder(tmp_path_factory.mktemp("qa_encoder"))
+
+
+ARCHITECTURES = {
+    "yes_no": "spacy-biolm.YesNoClassifier.v1",
+    "answer_span": "spacy-biolm.AnswerSpanModel.v1",
+    "answer_reranker": "spacy-biolm.AnswerRerankerModel.v1",
+}
+
+
+def make_qa_nlp(encoder_dir: Path, component: str, window: int = 32, stride: int = 8, **settings):
+    """A blank English pipeline (corpus tokenizer) with one QA component on ``encoder_dir``."""
+    import spacy
+
+    nlp = spacy.blank("en", config={"nlp": {"tokenizer": {"@tokenizers": "spacy-biolm.BioTokenizer.v1"}}})
+    encoder = {"@architectures": "spacy-biolm.PairEncoder.v1", "name": str(encoder_dir), "window": window, "stride": stride}
+    config = {"model": {"@architectures": ARCHITECTURES[component], "encoder": encoder}, **settings}
+    nlp.add_pipe(component, config=config)
+    return nlp
+
+
+def overfit(nlp, examples, steps: int = 30, learn_rate: float = 0.003):
+    """Initialise ``nlp`` on ``examples`` and update on them ``steps`` times (seeded)."""
+    from spacy.util import fix_random_seed
+    from thinc.api import Adam
+
+    fix_random_seed(0)
+    nlp.initialize(lambda: examples)
+    optimizer = Adam(learn_rate)
+    losses = {}
+    for _ in range(steps):
+        losses = nlp.update(examples, sgd=optimizer, drop=0.0)
+    return losses
