@@ -41,6 +41,8 @@ __all__ = [
     "reranking_tsv_to_docs",
     "read_qa_docs",
     "convert_qa",
+    "convert_qa_corpora",
+    "question_keys",
     "QACorpus",
     "create_qa_reader",
     "bioasq_question_id",
@@ -201,11 +203,31 @@ def read_qa_docs(fmt: str, path: Union[str, Path], nlp: Language, **options) -> 
     raise ValueError(f"unknown QA format {fmt!r}; expected one of {QA_FORMATS}")
 
 
+def _normal_question(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
 def _question_keys(doc: Doc) -> Set[str]:
-    keys = {" ".join((doc._.question or "").lower().split())}
+    keys = {_normal_question(doc._.question or "")}
     if doc._.question_id is not None:
         keys.add(str(doc._.question_id))
     return keys
+
+
+def question_keys(fmt: str, path: Union[str, Path]) -> Set[str]:
+    """The questions of a corpus file (texts, lower-cased, and ids), read without tokenising."""
+    path = Path(path)
+    keys: Set[str] = set()
+    if fmt == "squad":
+        for article in _load_json(path).get("data", []):
+            for paragraph in article.get("paragraphs", []):
+                for qa in paragraph.get("qas", []):
+                    keys |= {_normal_question(qa.get("question") or ""), bioasq_question_id(str(qa.get("id", "")))}
+        return keys
+    header = {"yesno": ("yesno_label", "question", "ideal_answer"), "reranking": ("label", "question", "answer_candidate")}
+    if fmt not in header:
+        raise ValueError(f"unknown QA format {fmt!r}; expected one of {QA_FORMATS}")
+    return {_normal_question(fields[1]) for _, fields in _tsv_rows(path, header[fmt])}
 
 
 def convert_qa(
@@ -219,6 +241,7 @@ def convert_qa(
     dev_fraction: float = 0.1,
     sents_per_doc: int = 0,
     seed: int = 0,
+    limit: int = 0,
 ) -> Dict[str, int]:
     """Convert a QA corpus file to a DocBin (user data kept, so the questions travel along).
 
@@ -226,14 +249,22 @@ def convert_qa(
         output, e.g. the test set when converting a training set that overlaps it.
     dev_output: also write a development DocBin of ``dev_fraction`` of the *questions* (all
         snippets of a question go to the same side), drawn with ``seed``.
+    limit: keep only the first ``limit`` questions (0: all), for quick runs.
     Returns counts of Docs and questions written and excluded.
     """
     excluded_keys: Set[str] = set()
     for path in exclude:
-        for doc in read_qa_docs(fmt, path, nlp):
-            excluded_keys |= _question_keys(doc)
-    docs = list(read_qa_docs(fmt, input_path, nlp, golden=golden, sents_per_doc=sents_per_doc))
-    kept = [doc for doc in docs if not (_question_keys(doc) & excluded_keys)]
+        excluded_keys |= question_keys(fmt, path)
+    docs: List[Doc] = []
+    kept: List[Doc] = []
+    seen: Set[str] = set()
+    for doc in read_qa_docs(fmt, input_path, nlp, golden=golden, sents_per_doc=sents_per_doc):
+        if limit and question_group(doc) not in seen and len(seen) == limit:
+            break
+        docs.append(doc)
+        if not (_question_keys(doc) & excluded_keys):
+            kept.append(doc)
+            seen.add(question_group(doc))
     groups = list(dict.fromkeys(question_group(doc) for doc in kept))
     dev_groups: Set[str] = set()
     if dev_output is not None:
@@ -255,6 +286,45 @@ def convert_qa(
         "dev_questions": len(dev_groups),
         "excluded_docs": len(docs) - len(kept),
         "excluded_questions": len({question_group(d) for d in docs}) - len(groups),
+    }
+
+
+def convert_qa_corpora(assets: Union[str, Path], output_dir: Union[str, Path], nlp: Language, limit: int = 0) -> Dict[str, Dict[str, int]]:
+    """The project's QA corpora, converted in one go and without test leakage.
+
+    From ``assets`` (laid out as ``../shared/data``) to ``output_dir``:
+
+    * ``yesno/{train,dev,test}.spacy``: Bio-ELECTRA's yes/no train (a tenth of it held out as dev)
+      and test split.
+    * ``factoid/{train,dev}.spacy``: BioBERT's BioASQ 7b factoid training set without the 81
+      questions of Bio-ELECTRA's dev.json (a tenth held out as dev); ``factoid/test.spacy``:
+      Bio-ELECTRA's dev.json, the paper's test set; ``factoid/test_bioasq7b.spacy``: the BioASQ 7b
+      test snippets with the golden answers.
+    * ``reranking/{train,dev}.spacy``: Bio-AnswerFinder's dev.tsv without the 21 questions it
+      shares with the test set, 16 candidates per Doc (a tenth of the questions as dev);
+      ``reranking/test.spacy``: Bio-ELECTRA's reranking test set, one Doc per question.
+
+    ``limit`` keeps the first questions of each file only (quick runs). Returns the counts.
+    """
+    assets, out = Path(assets), Path(output_dir)
+    yesno = assets / "qa_yesno" / "BioASQ" / "bio_electra"
+    factoid = assets / "qa_factoid" / "BioASQ"
+    rerank = assets / "reranking" / "BioASQ-reranker"
+    jobs = {
+        "yesno/train": ("yesno", yesno / "train.tsv", {"dev_output": out / "yesno" / "dev.spacy"}),
+        "yesno/test": ("yesno", yesno / "test.tsv", {}),
+        "factoid/train": ("squad", factoid / "biobert" / "BioASQ-train-factoid-7b.json",
+                          {"exclude": [factoid / "bio_electra" / "dev.json"], "dev_output": out / "factoid" / "dev.spacy"}),
+        "factoid/test": ("squad", factoid / "bio_electra" / "dev.json", {}),
+        "factoid/test_bioasq7b": ("squad", factoid / "biobert" / "BioASQ-test-factoid-7b.json",
+                                  {"golden": factoid / "biobert" / "7B_golden.json"}),
+        "reranking/train": ("reranking", rerank / "bio_answerfinder" / "dev.tsv",
+                            {"exclude": [rerank / "bio_electra" / "test.tsv"], "dev_output": out / "reranking" / "dev.spacy", "sents_per_doc": 16}),
+        "reranking/test": ("reranking", rerank / "bio_electra" / "test.tsv", {}),
+    }
+    return {
+        name: convert_qa(fmt, path, out / f"{name}.spacy", nlp, limit=limit, **options)
+        for name, (fmt, path, options) in jobs.items()
     }
 
 

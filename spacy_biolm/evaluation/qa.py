@@ -5,31 +5,36 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Union
 
-__all__ = ["evaluate_qa", "qa_results_table"]
+__all__ = ["evaluate_qa", "evaluate_qa_project", "load_qa_pipeline", "qa_results_table", "PROJECT_TEST_SETS"]
 
 
-def evaluate_qa(
-    model: Union[str, Path], data_path: Union[str, Path], gpu_id: int = -1, batch_size: int = 16, threads: int = 0,
-    limit: int = 0,
-) -> Dict[str, float]:
-    """Run a QA pipeline over a QA DocBin (read with ``spacy-biolm.QACorpus.v1``, so the questions
-    stay on the Docs), score it with its components' scorers and time it (``limit``: only the first Docs).
-
-    Returns the scores plus ``docs``, ``questions`` (distinct question ids), ``seconds`` (pipeline
-    time only), ``docs_per_second``, ``questions_per_second`` and ``torch_threads``.
-    """
+def load_qa_pipeline(model: Union[str, Path], gpu_id: int = -1, threads: int = 0):
+    """``spacy.load`` on the GPU ``gpu_id`` (or the CPU for -1), with ``threads`` torch threads."""
     import spacy
     import torch
-    from spacy.scorer import Scorer
-
-    from ..corpora.qa import QACorpus
-    from ..pipes.qa_doc import question_group
 
     if gpu_id >= 0:
         spacy.require_gpu(gpu_id)
     if threads > 0:
         torch.set_num_threads(threads)
-    nlp = spacy.load(model)
+    return spacy.load(model)
+
+
+def evaluate_qa(nlp, data_path: Union[str, Path], batch_size: int = 16, limit: int = 0) -> Dict[str, float]:
+    """Run a QA pipeline over a QA DocBin (read with ``spacy-biolm.QACorpus.v1``, so the questions
+    stay on the Docs), score it with its components' scorers and time it (``limit``: only the first
+    Docs).
+
+    Returns the scores plus ``docs``, ``questions`` (distinct question ids), ``seconds`` (pipeline
+    time only), ``docs_per_second``, ``questions_per_second``, ``torch_threads`` and ``device``.
+    """
+    import torch
+    from spacy.scorer import Scorer
+    from thinc.api import get_current_ops
+
+    from ..corpora.qa import QACorpus
+    from ..pipes.qa_doc import question_group
+
     examples = list(QACorpus(data_path, limit=limit)(nlp))
     start = time.perf_counter()
     docs = list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
@@ -47,7 +52,7 @@ def evaluate_qa(
         docs_per_second=len(examples) / seconds if seconds else 0.0,
         questions_per_second=questions / seconds if seconds else 0.0,
         torch_threads=torch.get_num_threads(),
-        device="gpu" if gpu_id >= 0 else "cpu",
+        device="gpu" if type(get_current_ops()).__name__ == "CupyOps" else "cpu",
     )
     return scores
 
@@ -122,3 +127,39 @@ def qa_results_table(metrics: Dict[str, Path], paper_results: Optional[Path] = N
         out += ["| " + " | ".join(row) + " |" for row in _paper_rows(paper, source, section, len(columns))]
         out.append("")
     return "\n".join(out)
+
+
+# The project's QA test sets: metrics name -> (pipeline under training/, DocBin under corpus/qa/).
+PROJECT_TEST_SETS = {
+    "yes_no": ("yes_no", "yesno/test.spacy"),
+    "answer_span": ("answer_span", "factoid/test.spacy"),
+    "answer_span_bioasq7b": ("answer_span", "factoid/test_bioasq7b.spacy"),
+    "answer_reranker": ("answer_reranker", "reranking/test.spacy"),
+}
+
+
+def evaluate_qa_project(
+    training_dir: Union[str, Path],
+    corpus_dir: Union[str, Path],
+    metrics_dir: Union[str, Path],
+    paper_results: Optional[Path] = None,
+    name: str = "spacy-biolm",
+    gpu_id: int = -1,
+    batch_size: int = 16,
+) -> str:
+    """Evaluate the project's three QA pipelines (``training_dir/<task>/model-best``) on their test
+    sets in one process; write ``metrics_dir/<name>_test.json`` per test set and
+    ``metrics_dir/qa_results.md`` (ours beside the papers). Returns the table."""
+    metrics_dir = Path(metrics_dir)
+    metrics_dir.mkdir(parents=True, exist_ok=True)
+    pipelines: dict = {}
+    written: Dict[str, Path] = {}
+    for metric_name, (task, data) in PROJECT_TEST_SETS.items():
+        if task not in pipelines:
+            pipelines[task] = load_qa_pipeline(Path(training_dir) / task / "model-best", gpu_id=gpu_id)
+        scores = evaluate_qa(pipelines[task], Path(corpus_dir) / data, batch_size=batch_size)
+        written[metric_name] = metrics_dir / f"{metric_name}_test.json"
+        written[metric_name].write_text(json.dumps(scores, indent=2), encoding="utf8")
+    table = qa_results_table(written, paper_results=paper_results, name=name)
+    (metrics_dir / "qa_results.md").write_text(table, encoding="utf8")
+    return table
