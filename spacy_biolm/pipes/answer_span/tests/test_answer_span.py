@@ -153,19 +153,34 @@ def test_bad_input(tiny_qa_encoder):
         assert 0 <= start < end <= len(long_doc.text)
 
 
-def test_a_saved_pipeline_answers_in_one_call_in_a_new_process(tiny_qa_encoder, tmp_path):
+def _readme_example():
+    """The (question, passage) of README's question-answering example."""
+    import re
+    from pathlib import Path
+
+    readme = Path(__file__).resolve().parents[4] / "README.md"
+    match = re.search(r'make_question_doc\(nlp, "([^"]+)",\s*"([^"]+)"\)', readme.read_text(encoding="utf8"))
+    assert match, "README's question-answering example is gone"
+    return match.group(1), match.group(2)
+
+
+def test_a_saved_pipeline_answers_the_readme_question_in_one_call_in_a_new_process(tiny_qa_encoder, tmp_path):
+    question, passage = _readme_example()
     encoder = tmp_path / "encoder"
     shutil.copytree(tiny_qa_encoder, encoder)
-    nlp = make_qa_nlp(encoder, "answer_span", window=24, stride=6)
-    overfit(nlp, [_gold_example(nlp)], steps=40)
+    nlp = make_qa_nlp(encoder, "answer_span", window=48, stride=8)
+    gold = make_question_doc(nlp, question, passage, "readme")
+    start = passage.index("BRCA1")
+    gold.spans["answers"] = SpanGroup(gold, name="answers", spans=[gold.char_span(start, start + 5)])
+    overfit(nlp, [Example(make_question_doc(nlp, question, passage, "readme"), gold)], steps=40)
     nlp.to_disk(tmp_path / "en_qa")
     shutil.rmtree(encoder)  # the pipeline must carry the encoder's weights and tokenizer
     code = (
         "import spacy; from spacy_biolm import make_question_doc; "
         f"nlp = spacy.load({str(tmp_path / 'en_qa')!r}); "
-        f"doc = nlp(make_question_doc(nlp, {QUESTION!r}, {CONTEXT!r})); "
+        f"doc = nlp(make_question_doc(nlp, {question!r}, {passage!r})); "
         "print(doc.spans['answers'][0].text)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "TP53"
+    assert result.stdout.strip().splitlines()[-1] == "BRCA1"
