@@ -199,28 +199,6 @@ def evaluate_qa_cli(
             outputs[i].write_text(json.dumps(scores, indent=2), encoding="utf8")
 
 
-@app.command("qa-results")
-def qa_results_cli(
-    output: Path = typer.Argument(..., help="Markdown file to write"),
-    metrics: List[Path] = typer.Argument(..., help="TASK=PATH pairs (yes_no, answer_span, answer_span_bioasq7b, answer_reranker) of evaluate-qa JSON"),
-    paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json to set beside ours"),
-    name: str = typer.Option("spacy-biolm", "--name", help="Name of our model in the table"),
-):
-    """Write the QA results tables (ours beside the published numbers)."""
-    from .evaluation.qa import qa_results_table
-
-    named = {}
-    for item in metrics:
-        task, _, path = str(item).partition("=")
-        if not path:
-            raise typer.BadParameter(f"expected TASK=PATH, got {item}")
-        named[task] = Path(path)
-    table = qa_results_table(named, paper_results=paper, name=name)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(table, encoding="utf8")
-    print(table)
-
-
 @app.command("evaluate-qa-project")
 def evaluate_qa_project_cli(
     training_dir: Path = typer.Argument(Path("training"), help="Folder with yes_no/, answer_span/, answer_reranker/ (model-best inside)"),

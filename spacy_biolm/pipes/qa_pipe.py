@@ -19,7 +19,7 @@ from thinc.api import Model, Optimizer
 
 from .qa_doc import get_question, register_question_extensions
 
-__all__ = ["QAPipe", "softmax", "weighted_cross_entropy", "resolve_class_weights"]
+__all__ = ["QAPipe", "PairClassifierPipe", "default_model", "softmax", "weighted_cross_entropy", "resolve_class_weights"]
 
 
 class QAPipe(TrainablePipe):
@@ -81,6 +81,54 @@ class QAPipe(TrainablePipe):
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
         validate_get_examples(get_examples, f"{type(self).__name__}.initialize")
         self.model.initialize()
+
+
+class PairClassifierPipe(QAPipe):
+    """A QAPipe whose model gives logits over ``labels`` per pair, trained with (optionally
+    class-weighted) cross-entropy; subclasses say what the gold label of each pair is."""
+
+    labels: Tuple[str, ...] = ()
+
+    def gold_targets(self, examples: List[Example], owners: List[Any]) -> numpy.ndarray:
+        """Gold label index of each pair."""
+        raise NotImplementedError
+
+    def get_loss(self, examples: Iterable[Example], predictions):
+        owners, logits = predictions
+        targets = self.gold_targets(list(examples), owners)
+        loss, gradient = weighted_cross_entropy(
+            self.model.ops.to_numpy(logits), targets, self.cfg.get("resolved_class_weights")
+        )
+        return loss, self.model.ops.asarray(gradient)
+
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
+        super().initialize(get_examples, nlp=nlp)
+        setting = self.cfg.get("class_weights")
+        targets: List[int] = []
+        if setting == "balanced":
+            for examples in _chunks(list(get_examples()), 64):
+                _, owners = self.make_pairs([eg.predicted for eg in examples])
+                targets.extend(int(t) for t in self.gold_targets(examples, owners))
+        self.cfg["resolved_class_weights"] = resolve_class_weights(setting, self.labels, targets, self.name)
+
+
+def _chunks(items: List[Any], size: int) -> Iterable[List[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def default_model(architecture: str, window: int, stride: int) -> Dict[str, Any]:
+    """A component's default model config: ``architecture`` on a ``spacy-biolm.PairEncoder.v1``."""
+    return {
+        "@architectures": architecture,
+        "dropout": 0.1,
+        "encoder": {
+            "@architectures": "spacy-biolm.PairEncoder.v1",
+            "name": "google/electra-small-discriminator",
+            "window": window,
+            "stride": stride,
+        },
+    }
 
 
 def softmax(logits: numpy.ndarray) -> numpy.ndarray:

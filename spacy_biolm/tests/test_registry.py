@@ -41,7 +41,7 @@ print(json.dumps(found))
 def test_console_script_lists_the_recipe_commands():
     result = subprocess.run([sys.executable, "-m", "spacy_biolm", "--help"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    for command in ("assets", "collect-text", "vocab", "pretrain", "convert", "results", "convert-qa", "evaluate-qa", "qa-results"):
+    for command in ("assets", "collect-text", "vocab", "pretrain", "convert", "results", "convert-qa", "qa-corpora", "evaluate-qa", "evaluate-qa-project"):
         assert command in result.stdout
 
 

@@ -19,7 +19,7 @@ from spacy.training import Example
 from thinc.api import Model
 
 from ..qa_doc import register_question_extensions
-from ..qa_pipe import QAPipe, resolve_class_weights, softmax, weighted_cross_entropy
+from ..qa_pipe import PairClassifierPipe, default_model, softmax
 
 __all__ = ["AnswerReranker", "make_answer_reranker", "candidate_sentences", "GOLD_KEY"]
 
@@ -28,16 +28,7 @@ register_question_extensions()
 LABELS = ("irrelevant", "relevant")
 GOLD_KEY = "relevant_sents"
 
-DEFAULT_MODEL = {
-    "@architectures": "spacy-biolm.AnswerRerankerModel.v1",
-    "dropout": 0.1,
-    "encoder": {
-        "@architectures": "spacy-biolm.PairEncoder.v1",
-        "name": "google/electra-small-discriminator",
-        "window": 128,
-        "stride": 32,
-    },
-}
+DEFAULT_MODEL = default_model("spacy-biolm.AnswerRerankerModel.v1", window=128, stride=32)
 
 
 @Language.factory(
@@ -84,7 +75,7 @@ def gold_relevance(example: Example, sentences: List[Span]) -> List[int]:
     return [int((s.start_char, s.end_char) in gold) for s in sentences]
 
 
-class AnswerReranker(QAPipe):
+class AnswerReranker(PairClassifierPipe):
     """Relevance of each candidate sentence of a (question, sentences) Doc; sentences ranked."""
 
     labels = LABELS
@@ -111,26 +102,9 @@ class AnswerReranker(QAPipe):
                 doc, name=key, spans=[s for _, s in ranked], attrs={"scores": [p for p, _ in ranked]}
             )
 
-    def targets(self, examples: List[Example], owners) -> numpy.ndarray:
+    def gold_targets(self, examples: List[Example], owners) -> numpy.ndarray:
         by_doc: dict = {}
         for i, sentence in owners:
             by_doc.setdefault(i, []).append(sentence)
         labels = {i: dict(zip((s.start for s in sents), gold_relevance(examples[i], sents))) for i, sents in by_doc.items()}
         return numpy.asarray([labels[i][s.start] for i, s in owners], dtype="int64")
-
-    def get_loss(self, examples: Iterable[Example], predictions):
-        owners, logits = predictions
-        targets = self.targets(list(examples), owners)
-        loss, gradient = weighted_cross_entropy(
-            self.model.ops.to_numpy(logits), targets, self.cfg.get("resolved_class_weights")
-        )
-        return loss, self.model.ops.asarray(gradient)
-
-    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
-        super().initialize(get_examples, nlp=nlp)
-        setting = self.cfg.get("class_weights")
-        targets: List[int] = []
-        if setting == "balanced":
-            for eg in get_examples():
-                targets.extend(gold_relevance(eg, candidate_sentences(eg.predicted, self.name)))
-        self.cfg["resolved_class_weights"] = resolve_class_weights(setting, LABELS, targets, self.name)

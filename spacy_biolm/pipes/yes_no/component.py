@@ -6,7 +6,7 @@ linear layer on ``[CLS]`` gives the answer. BioASQ's yes/no questions are ~80% "
 ``class_weights`` setting ("balanced" or ``{"no": 4.0}``) weighs the loss against that imbalance.
 """
 
-from typing import Any, Callable, Dict, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 import numpy
 from spacy.language import Language
@@ -15,7 +15,7 @@ from spacy.training import Example
 from thinc.api import Model
 
 from ..qa_doc import register_question_extensions
-from ..qa_pipe import QAPipe, resolve_class_weights, softmax, weighted_cross_entropy
+from ..qa_pipe import PairClassifierPipe, default_model, softmax
 
 __all__ = ["YesNoClassifier", "make_yes_no"]
 
@@ -23,16 +23,7 @@ register_question_extensions()
 
 LABELS = ("no", "yes")  # index order of the model's logits
 
-DEFAULT_MODEL = {
-    "@architectures": "spacy-biolm.YesNoClassifier.v1",
-    "dropout": 0.1,
-    "encoder": {
-        "@architectures": "spacy-biolm.PairEncoder.v1",
-        "name": "google/electra-small-discriminator",
-        "window": 256,
-        "stride": 64,
-    },
-}
+DEFAULT_MODEL = default_model("spacy-biolm.YesNoClassifier.v1", window=256, stride=64)
 
 
 @Language.factory(
@@ -70,7 +61,7 @@ def gold_label(example: Example) -> int:
     return 1 if cats["yes"] >= 0.5 else 0
 
 
-class YesNoClassifier(QAPipe):
+class YesNoClassifier(PairClassifierPipe):
     """Yes/no answers for (question, passage) Docs."""
 
     labels = LABELS
@@ -84,16 +75,5 @@ class YesNoClassifier(QAPipe):
         for doc, (p_no, p_yes) in zip(docs, probs):
             doc.cats = {"yes": float(p_yes), "no": float(p_no)}
 
-    def get_loss(self, examples: Iterable[Example], predictions):
-        _, logits = predictions
-        targets = numpy.asarray([gold_label(eg) for eg in examples], dtype="int64")
-        loss, gradient = weighted_cross_entropy(
-            self.model.ops.to_numpy(logits), targets, self.cfg.get("resolved_class_weights")
-        )
-        return loss, self.model.ops.asarray(gradient)
-
-    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
-        super().initialize(get_examples, nlp=nlp)
-        setting = self.cfg.get("class_weights")
-        targets = [gold_label(eg) for eg in get_examples()] if setting == "balanced" else []
-        self.cfg["resolved_class_weights"] = resolve_class_weights(setting, LABELS, targets, self.name)
+    def gold_targets(self, examples, owners) -> numpy.ndarray:
+        return numpy.asarray([gold_label(examples[i]) for i in owners], dtype="int64")
