@@ -10,7 +10,7 @@ and ``Doc.to_bytes``. This module is imported by every QA factory module (on eac
 ``spacy.blank``/``spacy.load``): spaCy only, nothing heavy.
 """
 
-from typing import Iterable, List, Optional, Sequence, Union
+from typing import List, Optional, Sequence, Union
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -20,6 +20,7 @@ __all__ = [
     "MissingQuestionError",
     "register_question_extensions",
     "make_question_doc",
+    "sentences_doc",
     "get_question",
     "question_group",
     "copy_question",
@@ -110,10 +111,3 @@ def copy_question(source: Doc, target: Doc) -> Doc:
     target._.question_id = source._.question_id
     return target
 
-
-def group_by_question(docs: Iterable[Doc]) -> dict:
-    """``{question group: [docs]}`` in first-seen order."""
-    groups: dict = {}
-    for doc in docs:
-        groups.setdefault(question_group(doc), []).append(doc)
-    return groups
