@@ -30,6 +30,11 @@ SMOKE_VARS = {
     "re_dev_limit": "20",
     "re_test_limit": "100",
     "re_convert_limit": "300",
+    # Question answering: a few questions per corpus file, seconds of training per task.
+    "qa_limit": "8",
+    "qa_yes_no_seconds": "5",
+    "qa_answer_span_seconds": "5",
+    "qa_reranker_seconds": "5",
 }
 
 
@@ -62,6 +67,14 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
         scores = json.loads((project / f"metrics/relations_{dataset}_anonymised.json").read_text())
         assert {"rel_micro_p", "rel_micro_r", "rel_micro_f"} <= set(scores) and scores["pairs"] > 0
         assert "(paper)" in (project / f"metrics/relations_{dataset}.md").read_text()
+
+    qa = {name: json.loads((project / f"metrics/{name}_test.json").read_text()) for name in
+          ("yes_no", "answer_span", "answer_span_bioasq7b", "answer_reranker")}
+    assert {"yes_no_f_yes", "yes_no_f_no", "questions_per_second"} <= set(qa["yes_no"])
+    assert {"answer_em", "answer_f1"} <= set(qa["answer_span"])
+    assert {"answer_strict_acc", "answer_lenient_acc", "answer_mrr"} <= set(qa["answer_span_bioasq7b"])
+    assert qa["answer_reranker"]["rerank_mrr"] is not None
+    assert "(paper)" in (project / "metrics/qa_results.md").read_text()
 
     wheels = list((project / "packages").glob("*/dist/en_bio_electra-*.whl"))
     assert len(wheels) == 1

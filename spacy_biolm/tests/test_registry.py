@@ -54,6 +54,33 @@ print(json.dumps(found))
 def test_console_script_lists_the_recipe_commands():
     result = subprocess.run([sys.executable, "-m", "spacy_biolm", "--help"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    for command in ("assets", "collect-text", "vocab", "pretrain", "convert", "results",
-                    "convert-relations", "relations-train", "relations-evaluate", "relations-cv"):
+    for command in ("assets", "collect-text", "vocab", "pretrain", "convert", "results", "evaluate", "tune",
+                    "convert-relations", "relations-train", "relations-evaluate", "relations-cv",
+                    "convert-qa", "qa-corpora", "evaluate-qa", "evaluate-qa-project"):
         assert command in result.stdout
+
+
+def test_question_answering_entry_points_resolve_without_import(tmp_path):
+    script = """
+import json, sys
+import spacy
+assert "spacy_biolm" not in sys.modules
+nlp = spacy.blank("en")
+found = {name: type(nlp.add_pipe(name, config={"model": {"encoder": {"name": "unused"}}})).__module__
+         for name in ("yes_no", "answer_span", "answer_reranker")}
+for table, name in [("architectures", "spacy-biolm.PairEncoder.v1"), ("architectures", "spacy-biolm.YesNoClassifier.v1"),
+                    ("architectures", "spacy-biolm.AnswerSpanModel.v1"), ("architectures", "spacy-biolm.AnswerRerankerModel.v1"),
+                    ("scorers", "spacy-biolm.yes_no_scorer.v1"), ("scorers", "spacy-biolm.answer_span_scorer.v1"),
+                    ("scorers", "spacy-biolm.answer_reranker_scorer.v1"), ("readers", "spacy-biolm.QACorpus.v1")]:
+    found[name] = getattr(spacy.registry, table).get(name).__module__
+found["question"] = spacy.tokens.Doc.has_extension("question") and spacy.tokens.Doc.has_extension("question_id")
+print(json.dumps(found))
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    assert found.pop("question") is True
+    assert found["answer_span"] == "spacy_biolm.pipes.answer_span.component"
+    assert found["spacy-biolm.PairEncoder.v1"] == "spacy_biolm.encoders.pair_encoder"
+    assert found["spacy-biolm.QACorpus.v1"] == "spacy_biolm.corpora.qa"
+    assert all(module.startswith("spacy_biolm.") for module in found.values())

@@ -1,0 +1,390 @@
+"""Question-answering corpora -> spaCy Docs carrying their question, and the reader for training.
+
+Formats:
+
+* ``yesno``: BioASQ yes/no TSV as Bio-ELECTRA ships it (header ``yesno_label  question
+  ideal_answer``; 1 = yes). One Doc per row: the passage, ``doc.cats`` {"yes", "no"}.
+* ``squad``: SQuAD v1.1 JSON (Bio-ELECTRA's and BioBERT's BioASQ factoid files). One Doc per
+  (question, context) pair: gold answers in ``doc.spans["answers"]`` (exact character offsets in
+  ``attrs["char_offsets"]``), their texts in ``doc._.gold_answers``; ``doc._.question_id`` is the
+  BioASQ question id (the ``_001``/``:1`` snippet suffix removed), so a question's snippets group.
+  With a BioASQ golden file (``--golden``), the gold answers are the golden exact answers of the
+  question (all synonyms) instead: BioASQ test files have no answers inside.
+* ``reranking``: answer-candidate TSV (header ``label  question  answer_candidate``). One Doc per
+  question with its candidates as sentences (or chunks of ``sents_per_doc`` candidates, the same
+  question id on each), relevant ones in ``doc.spans["relevant_sents"]``.
+
+Every bad record raises ``CorpusFormatError`` naming the file, line or example id. Spacy only
+(no torch): the reader is registered through an entry point.
+"""
+
+import csv
+import hashlib
+import json
+import random
+import re
+from pathlib import Path
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
+
+from spacy.language import Language
+from spacy.tokens import Doc, DocBin, SpanGroup
+from spacy.training import Example
+from spacy.util import registry
+
+from ..errors import CorpusFormatError
+from ..pipes.qa_doc import copy_question, make_question_doc, question_group, register_question_extensions
+
+__all__ = [
+    "QA_FORMATS",
+    "yesno_tsv_to_docs",
+    "squad_json_to_docs",
+    "reranking_tsv_to_docs",
+    "read_qa_docs",
+    "convert_qa",
+    "convert_qa_corpora",
+    "question_keys",
+    "QACorpus",
+    "create_qa_reader",
+    "bioasq_question_id",
+]
+
+QA_FORMATS = ("yesno", "squad", "reranking")
+_SNIPPET_SUFFIX = re.compile(r"(_\d+|:\d+)$")
+
+
+def bioasq_question_id(pair_id: str) -> str:
+    """The BioASQ question id of a (question, snippet) pair id: ``5c5f..._001`` / ``5c5f...:3`` -> ``5c5f...``."""
+    return _SNIPPET_SUFFIX.sub("", pair_id)
+
+
+def _tsv_rows(path: Path, header: Sequence[str]) -> Iterator[Tuple[int, List[str]]]:
+    with Path(path).open(encoding="utf8", newline="") as f:
+        lines = f.read().split("\n")
+    if not lines or lines[0].rstrip("\r").split("\t") != list(header):
+        raise CorpusFormatError(path, 1, f"expected the header {chr(9).join(header)!r}, got {lines[0][:80]!r}")
+    for number, line in enumerate(lines[1:], start=2):
+        line = line.rstrip("\r")
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) != len(header):
+            raise CorpusFormatError(path, number, f"expected {len(header)} tab-separated fields, got {len(fields)}")
+        yield number, fields
+
+
+def _label(path: Path, number: int, value: str) -> int:
+    if value.strip() not in ("0", "1"):
+        raise CorpusFormatError(path, number, f"label must be 0 or 1, got {value!r}")
+    return int(value)
+
+
+def _question(path: Path, where, question: str) -> str:
+    if not question.strip():
+        raise CorpusFormatError(path, where if isinstance(where, int) else None, f"empty question ({where})")
+    return question.strip()
+
+
+def yesno_tsv_to_docs(path: Union[str, Path], nlp: Language) -> Iterator[Doc]:
+    """BioASQ yes/no TSV -> Docs (passage = ideal answer, ``cats`` from the label)."""
+    path = Path(path)
+    for number, (label, question, passage) in _tsv_rows(path, ("yesno_label", "question", "ideal_answer")):
+        value = _label(path, number, label)
+        doc = make_question_doc(nlp, _question(path, number, question), passage, question_id=f"{path.stem}:{number}")
+        doc.cats = {"yes": float(value), "no": float(1 - value)}
+        yield doc
+
+
+def _load_json(path: Path):
+    try:
+        return json.loads(Path(path).read_text(encoding="utf8"))
+    except json.JSONDecodeError as err:
+        raise CorpusFormatError(path, err.lineno, f"not valid JSON: {err.msg}") from None
+
+
+def bioasq_golden_answers(path: Union[str, Path]) -> Dict[str, List[str]]:
+    """``{question id: [acceptable answers]}`` from a BioASQ golden file (factoid and list
+    questions: all synonyms of the exact answer; yes/no: ``["yes"]`` or ``["no"]``)."""
+    path = Path(path)
+    data = _load_json(path)
+    if not isinstance(data, dict) or "questions" not in data:
+        raise CorpusFormatError(path, None, "a BioASQ golden file has a top-level 'questions' list")
+    answers: Dict[str, List[str]] = {}
+    for question in data["questions"]:
+        exact = question.get("exact_answer")
+        if exact is None or "id" not in question:
+            continue
+        if isinstance(exact, str):
+            exact = [exact]
+        flat: List[str] = []
+        for item in exact:
+            flat.extend(item if isinstance(item, list) else [item])
+        answers[question["id"]] = [a for a in flat if isinstance(a, str) and a.strip()]
+    return answers
+
+
+def squad_json_to_docs(
+    path: Union[str, Path], nlp: Language, golden: Optional[Union[str, Path]] = None
+) -> Iterator[Doc]:
+    """SQuAD v1.1 JSON -> Docs with gold answer spans (and golden answers when ``golden`` is given)."""
+    path = Path(path)
+    data = _load_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("data"), list):
+        raise CorpusFormatError(path, None, "a SQuAD file has a top-level 'data' list")
+    golden_answers = bioasq_golden_answers(golden) if golden else None
+    for article in data["data"]:
+        for paragraph in article.get("paragraphs", []):
+            context = paragraph.get("context")
+            if not isinstance(context, str):
+                raise CorpusFormatError(path, None, f"a paragraph has no 'context' string: {str(paragraph)[:80]}")
+            for qa in paragraph.get("qas", []):
+                pair_id = str(qa.get("id", ""))
+                question = qa.get("question") or ""
+                if not question.strip():
+                    raise CorpusFormatError(path, None, f"example {pair_id!r}: empty question")
+                doc = make_question_doc(nlp, question.strip(), context, question_id=bioasq_question_id(pair_id))
+                spans, offsets, texts = [], [], []
+                for answer in qa.get("answers", []):
+                    text, start = answer.get("text"), answer.get("answer_start")
+                    if not isinstance(text, str) or not isinstance(start, int):
+                        raise CorpusFormatError(path, None, f"example {pair_id!r}: answer needs 'text' and an integer 'answer_start': {answer}")
+                    end = start + len(text)
+                    if context[start:end] != text:
+                        raise CorpusFormatError(
+                            path, None,
+                            f"example {pair_id!r}: answer {text!r} does not match the context at offset {start} "
+                            f"(found {context[start:end]!r})",
+                        )
+                    span = doc.char_span(start, end, alignment_mode="expand")
+                    if span is None or (start, end) in offsets:
+                        continue
+                    spans.append(span)
+                    offsets.append((start, end))
+                    texts.append(text)
+                doc.spans["answers"] = SpanGroup(doc, name="answers", spans=spans, attrs={"char_offsets": [list(o) for o in offsets]})
+                if golden_answers is not None:
+                    if doc._.question_id not in golden_answers:
+                        raise CorpusFormatError(golden, None, f"no golden answer for question {doc._.question_id!r} (example {pair_id!r} of {path})")
+                    doc._.gold_answers = golden_answers[doc._.question_id]
+                else:
+                    doc._.gold_answers = list(dict.fromkeys(texts))
+                doc.user_data["qa_pair_id"] = pair_id
+                yield doc
+
+
+def reranking_tsv_to_docs(path: Union[str, Path], nlp: Language, sents_per_doc: int = 0) -> Iterator[Doc]:
+    """Answer-candidate TSV -> one Doc per question (or per ``sents_per_doc`` candidates)."""
+    path = Path(path)
+    questions: Dict[str, List[Tuple[int, int, str]]] = {}
+    for number, (label, question, candidate) in _tsv_rows(path, ("label", "question", "answer_candidate")):
+        value = _label(path, number, label)
+        question = _question(path, number, question)
+        if not candidate.strip():
+            raise CorpusFormatError(path, number, "empty answer candidate")
+        questions.setdefault(question, []).append((number, value, candidate.strip()))
+    for question, rows in questions.items():
+        qid = "rerank:" + hashlib.sha1(question.encode("utf8")).hexdigest()[:12]
+        size = sents_per_doc if sents_per_doc > 0 else len(rows)
+        for first in range(0, len(rows), size):
+            chunk = rows[first : first + size]
+            doc = make_question_doc(nlp, question, [c for _, _, c in chunk], question_id=qid)
+            relevant = [s for s, (_, value, _) in zip(doc.sents, chunk) if value == 1]
+            doc.spans["relevant_sents"] = SpanGroup(doc, name="relevant_sents", spans=relevant)
+            yield doc
+
+
+def read_qa_docs(fmt: str, path: Union[str, Path], nlp: Language, **options) -> Iterator[Doc]:
+    """Docs of a QA corpus file in one of ``QA_FORMATS``."""
+    if fmt == "yesno":
+        return yesno_tsv_to_docs(path, nlp)
+    if fmt == "squad":
+        return squad_json_to_docs(path, nlp, golden=options.get("golden"))
+    if fmt == "reranking":
+        return reranking_tsv_to_docs(path, nlp, sents_per_doc=options.get("sents_per_doc", 0))
+    raise ValueError(f"unknown QA format {fmt!r}; expected one of {QA_FORMATS}")
+
+
+def _normal_question(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _question_keys(doc: Doc) -> Set[str]:
+    keys = {_normal_question(doc._.question or "")}
+    if doc._.question_id is not None:
+        keys.add(str(doc._.question_id))
+    return keys
+
+
+def question_keys(fmt: str, path: Union[str, Path]) -> Set[str]:
+    """The questions of a corpus file (texts, lower-cased, and ids), read without tokenising."""
+    path = Path(path)
+    keys: Set[str] = set()
+    if fmt == "squad":
+        for article in _load_json(path).get("data", []):
+            for paragraph in article.get("paragraphs", []):
+                for qa in paragraph.get("qas", []):
+                    keys |= {_normal_question(qa.get("question") or ""), bioasq_question_id(str(qa.get("id", "")))}
+        return keys
+    header = {"yesno": ("yesno_label", "question", "ideal_answer"), "reranking": ("label", "question", "answer_candidate")}
+    if fmt not in header:
+        raise ValueError(f"unknown QA format {fmt!r}; expected one of {QA_FORMATS}")
+    return {_normal_question(fields[1]) for _, fields in _tsv_rows(path, header[fmt])}
+
+
+def convert_qa(
+    fmt: str,
+    input_path: Union[str, Path],
+    output_path: Union[str, Path],
+    nlp: Language,
+    golden: Optional[Union[str, Path]] = None,
+    exclude: Sequence[Union[str, Path]] = (),
+    dev_output: Optional[Union[str, Path]] = None,
+    dev_fraction: float = 0.1,
+    sents_per_doc: int = 0,
+    seed: int = 0,
+    limit: int = 0,
+) -> Dict[str, int]:
+    """Convert a QA corpus file to a DocBin (user data kept, so the questions travel along).
+
+    exclude: files of the same format whose questions (by id or by text) must not be in the
+        output, e.g. the test set when converting a training set that overlaps it.
+    dev_output: also write a development DocBin of ``dev_fraction`` of the *questions* (all
+        snippets of a question go to the same side), drawn with ``seed``.
+    limit: keep only the first ``limit`` questions (0: all), for quick runs.
+    Returns counts of Docs and questions written and excluded.
+    """
+    excluded_keys: Set[str] = set()
+    for path in exclude:
+        excluded_keys |= question_keys(fmt, path)
+    docs: List[Doc] = []
+    kept: List[Doc] = []
+    seen: Set[str] = set()
+    for doc in read_qa_docs(fmt, input_path, nlp, golden=golden, sents_per_doc=sents_per_doc):
+        if limit and question_group(doc) not in seen and len(seen) == limit:
+            break
+        docs.append(doc)
+        if not (_question_keys(doc) & excluded_keys):
+            kept.append(doc)
+            seen.add(question_group(doc))
+    groups = list(dict.fromkeys(question_group(doc) for doc in kept))
+    dev_groups: Set[str] = set()
+    if dev_output is not None:
+        if not 0 < dev_fraction < 1:
+            raise ValueError(f"dev_fraction must be in (0, 1), got {dev_fraction}")
+        rng = random.Random(seed)
+        dev_groups = set(rng.sample(groups, max(1, round(len(groups) * dev_fraction))))
+    train = [doc for doc in kept if question_group(doc) not in dev_groups]
+    dev = [doc for doc in kept if question_group(doc) in dev_groups]
+    for docs_out, path in ((train, output_path), (dev, dev_output)):
+        if path is None:
+            continue
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        DocBin(docs=docs_out, store_user_data=True).to_disk(path)
+    return {
+        "docs": len(train),
+        "questions": len(groups) - len(dev_groups),
+        "dev_docs": len(dev),
+        "dev_questions": len(dev_groups),
+        "excluded_docs": len(docs) - len(kept),
+        "excluded_questions": len({question_group(d) for d in docs}) - len(groups),
+    }
+
+
+def convert_qa_corpora(assets: Union[str, Path], output_dir: Union[str, Path], nlp: Language, limit: int = 0) -> Dict[str, Dict[str, int]]:
+    """The project's QA corpora, converted in one go and without test leakage.
+
+    From ``assets`` (laid out as ``../shared/data``) to ``output_dir``:
+
+    * ``yesno/{train,dev,test}.spacy``: Bio-ELECTRA's yes/no train (a tenth of it held out as dev)
+      and test split.
+    * ``factoid/{train,dev}.spacy``: BioBERT's BioASQ 7b factoid training set without the 81
+      questions of Bio-ELECTRA's dev.json (a tenth held out as dev); ``factoid/test.spacy``:
+      Bio-ELECTRA's dev.json, the paper's test set; ``factoid/test_bioasq7b.spacy``: the BioASQ 7b
+      test snippets with the golden answers.
+    * ``reranking/{train,dev}.spacy``: Bio-AnswerFinder's dev.tsv without the 21 questions it
+      shares with the test set, 16 candidates per Doc (a tenth of the questions as dev);
+      ``reranking/test.spacy``: Bio-ELECTRA's reranking test set, one Doc per question.
+
+    ``limit`` keeps the first questions of each file only (quick runs). Returns the counts.
+    """
+    assets, out = Path(assets), Path(output_dir)
+    yesno = assets / "qa_yesno" / "BioASQ" / "bio_electra"
+    factoid = assets / "qa_factoid" / "BioASQ"
+    rerank = assets / "reranking" / "BioASQ-reranker"
+    jobs = {
+        "yesno/train": ("yesno", yesno / "train.tsv", {"dev_output": out / "yesno" / "dev.spacy"}),
+        "yesno/test": ("yesno", yesno / "test.tsv", {}),
+        "factoid/train": ("squad", factoid / "biobert" / "BioASQ-train-factoid-7b.json",
+                          {"exclude": [factoid / "bio_electra" / "dev.json"], "dev_output": out / "factoid" / "dev.spacy"}),
+        "factoid/test": ("squad", factoid / "bio_electra" / "dev.json", {}),
+        "factoid/test_bioasq7b": ("squad", factoid / "biobert" / "BioASQ-test-factoid-7b.json",
+                                  {"golden": factoid / "biobert" / "7B_golden.json"}),
+        "reranking/train": ("reranking", rerank / "bio_answerfinder" / "dev.tsv",
+                            {"exclude": [rerank / "bio_electra" / "test.tsv"], "dev_output": out / "reranking" / "dev.spacy", "sents_per_doc": 16}),
+        "reranking/test": ("reranking", rerank / "bio_electra" / "test.tsv", {}),
+    }
+    return {
+        name: convert_qa(fmt, path, out / f"{name}.spacy", nlp, limit=limit, **options)
+        for name, (fmt, path, options) in jobs.items()
+    }
+
+
+class QACorpus:
+    """Callable corpus over a QA DocBin: Examples whose predicted Doc has the gold Doc's tokens,
+    sentence boundaries and question, and no other annotation.
+
+    ``spacy.Corpus.v1`` makes predicted Docs with ``nlp.make_doc(text)``, which would lose the
+    question (and the candidate sentences of the reranker), and skips empty passages.
+    """
+
+    def __init__(self, path: Union[str, Path], limit: int = 0):
+        if path is None:
+            raise ValueError("QACorpus needs a path to a .spacy DocBin; got None")
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise FileNotFoundError(f"QA DocBin not found: {self.path}")
+        if not isinstance(limit, int) or limit < 0:
+            raise ValueError(f"limit must be 0 (no limit) or a positive integer, got {limit!r}")
+        self.limit = limit
+
+    def __call__(self, nlp: Language) -> Iterator[Example]:
+        register_question_extensions()
+        docs = DocBin().from_disk(self.path).get_docs(nlp.vocab)
+        for count, reference in enumerate(docs, start=1):
+            yield Example(question_copy(reference), reference)
+            if count == self.limit:
+                break
+
+
+def question_copy(reference: Doc) -> Doc:
+    """The reference's words, spaces, sentence starts and question, without its annotation."""
+    sent_starts = None
+    if reference.has_annotation("SENT_START"):
+        sent_starts = [bool(token.is_sent_start) for token in reference]
+    doc = Doc(
+        reference.vocab,
+        words=[t.text for t in reference],
+        spaces=[bool(t.whitespace_) for t in reference],
+        sent_starts=sent_starts,
+    )
+    return copy_question(reference, doc)
+
+
+@registry.readers("spacy-biolm.QACorpus.v1")
+def create_qa_reader(path: Path, limit: int = 0) -> Callable[[Language], Iterable[Example]]:
+    """Read a QA DocBin (written by ``spacy-biolm convert-qa``) for training or evaluation.
+
+    The predicted Doc of each Example carries the question (``doc._.question``/``question_id``)
+    and, for the reranker, the candidate sentences; the reference Doc has the gold annotation.
+
+    Example config::
+
+        [corpora.dev]
+        @readers = "spacy-biolm.QACorpus.v1"
+        path = ${paths.dev}
+        limit = 0
+
+    Args:
+        path: a ``.spacy`` file.
+        limit: stop after this many Examples; 0 reads them all.
+    """
+    return QACorpus(path, limit=limit)

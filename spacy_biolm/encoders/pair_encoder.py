@@ -1,0 +1,234 @@
+"""The pair encoder shared by the question-answering components.
+
+``spacy-biolm.PairEncoder.v1`` is a thinc Model that owns a Hugging Face encoder and its fast
+tokenizer. It takes (question, passage) pairs, tokenises them as ``[CLS] question [SEP] passage
+[SEP]`` with segment ids, cuts passages that do not fit into overlapping windows (``window``
+wordpieces in all, consecutive windows sharing ``stride`` passage wordpieces), and returns the
+encoder's last hidden states of every window together with what is needed to map wordpieces back to
+character offsets of the passage. Nothing is truncated: a passage of any length gives as many
+windows as it needs.
+
+The HF model lives in spacy-transformers' ``HFShim`` (through ``HFWrapper``), so the weights, the
+config and the tokenizer files are serialised inside the spaCy pipeline (``nlp.to_disk`` and
+packages) and the pipeline no longer needs the encoder directory. The model runs on the GPU when
+spaCy does (``spacy.require_gpu()`` / ``--gpu-id``), on the CPU otherwise.
+
+Module top is import-light (thinc and numpy only): spacy-transformers, transformers and torch are
+imported when an encoder is built.
+"""
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy
+from spacy.util import registry
+from thinc.api import Model
+from thinc.types import Floats3d
+
+__all__ = ["EncodedWindows", "PairEncoder", "QAPair", "tokenize_pairs", "get_tokenizer"]
+
+QAPair = Tuple[str, str]
+
+# The fewest passage wordpieces a window must hold; a question so long that less room is left is
+# an error rather than a silent truncation of the question.
+MIN_PASSAGE_PIECES = 8
+
+
+@dataclass
+class EncodedWindows:
+    """The encoder output for a batch of pairs, one row per window.
+
+    hidden: (n_windows, length, width) last hidden states (numpy, or cupy on GPU).
+    pair_index: (n_windows,) which input pair each window belongs to.
+    offsets: (n_windows, length, 2) character offsets of each wordpiece in the *passage* of its
+        pair (meaningful where ``passage_mask`` is true).
+    passage_mask: (n_windows, length) true for wordpieces of the passage.
+    n_pairs: number of input pairs (every pair has at least one window).
+    """
+
+    hidden: Floats3d
+    pair_index: numpy.ndarray
+    offsets: numpy.ndarray
+    passage_mask: numpy.ndarray
+    n_pairs: int
+
+
+@registry.architectures("spacy-biolm.PairEncoder.v1")
+def PairEncoder(
+    name: str,
+    window: int = 256,
+    stride: int = 64,
+    tokenizer_config: Dict[str, Any] = {"use_fast": True},
+    transformer_config: Dict[str, Any] = {},
+    mixed_precision: bool = False,
+    grad_scaler_config: Dict[str, Any] = {},
+) -> Model[List[QAPair], EncodedWindows]:
+    """An HF encoder + fast tokenizer for (question, passage) pairs, windowed over long passages.
+
+    name (str): an HF encoder directory (ELECTRA, ALBERT, BERT families; e.g. our
+        ``pretrained/tiny/model``) or, with hub access, a model name. Loaded at
+        ``nlp.initialize()``; afterwards the weights travel inside the pipeline.
+    window (int): wordpieces per window, special tokens and question included (at most the
+        encoder's ``max_position_embeddings``).
+    stride (int): passage wordpieces shared by consecutive windows of a long passage, so an
+        answer cut by one window boundary is whole in the next window.
+    tokenizer_config (dict): keyword arguments for ``AutoTokenizer.from_pretrained``; the
+        tokenizer must be a fast one (character offsets are needed).
+    transformer_config (dict): keyword arguments for ``AutoConfig.from_pretrained``.
+    mixed_precision (bool): autocast on the GPU.
+    grad_scaler_config (dict): settings of the gradient scaler used with mixed precision.
+
+    Input: a list of (question, passage) string pairs. Output: ``EncodedWindows``. The backward
+    pass takes the gradient of the hidden states; there is no gradient for the (string) input.
+    """
+    from spacy_transformers.data_classes import HFObjects
+    from spacy_transformers.layers.hf_wrapper import HFWrapper
+
+    if window < MIN_PASSAGE_PIECES + 4:
+        raise ValueError(f"PairEncoder window must be at least {MIN_PASSAGE_PIECES + 4} wordpieces, got {window}")
+    if not 0 <= stride < window // 2:
+        raise ValueError(f"PairEncoder stride must be in [0, window/2), got stride={stride} for window={window}")
+    hf_model = HFObjects(None, None, None, dict(tokenizer_config), dict(transformer_config))
+    wrapper = HFWrapper(
+        hf_model,
+        convert_inputs=_convert_inputs,
+        convert_outputs=_convert_outputs,
+        mixed_precision=mixed_precision,
+        grad_scaler_config=dict(grad_scaler_config),
+    )
+    return Model(
+        "pair_encoder",
+        _forward,
+        init=_init,
+        layers=[wrapper],
+        attrs={"name": name, "window": window, "stride": stride},
+        dims={"nO": None},
+    )
+
+
+def get_tokenizer(model: Model):
+    """The HF tokenizer of a PairEncoder (None before initialisation or loading)."""
+    return model.layers[0].shims[0]._hfmodel.tokenizer
+
+
+def _has_transformer(model: Model) -> bool:
+    return model.layers[0].shims[0]._hfmodel.transformer is not None
+
+
+def _init(model: Model, X: Optional[List[QAPair]] = None, Y=None) -> Model:
+    from spacy_transformers.layers.transformer_model import huggingface_from_pretrained
+    from transformers import PreTrainedTokenizerFast
+
+    shim = model.layers[0].shims[0]
+    if not _has_transformer(model):
+        hf = huggingface_from_pretrained(
+            model.attrs["name"], dict(shim._hfmodel._init_tokenizer_config), dict(shim._hfmodel._init_transformer_config)
+        )
+        shim._model = hf.transformer
+        shim._hfmodel.tokenizer = hf.tokenizer
+        shim._hfmodel.transformer = hf.transformer
+        shim._hfmodel.vocab_file_contents = hf.vocab_file_contents
+    tokenizer = get_tokenizer(model)
+    if not isinstance(tokenizer, PreTrainedTokenizerFast):
+        raise ValueError(
+            f"PairEncoder needs a fast tokenizer (for character offsets); {model.attrs['name']} gave "
+            f"{type(tokenizer).__name__}. Set tokenizer_config = {{\"use_fast\": true}} or give a directory with tokenizer.json."
+        )
+    config = shim._model.config
+    max_positions = getattr(config, "max_position_embeddings", None)
+    if max_positions is not None and model.attrs["window"] > max_positions:
+        raise ValueError(
+            f"PairEncoder window {model.attrs['window']} exceeds the encoder's max_position_embeddings {max_positions}"
+        )
+    model.set_dim("nO", config.hidden_size)
+    return model
+
+
+def tokenize_pairs(tokenizer, pairs: Sequence[QAPair], window: int, stride: int) -> Dict[str, numpy.ndarray]:
+    """Tokenise pairs into windows: input arrays plus ``pair_index``, ``offsets``, ``passage_mask``.
+
+    Every pair gives at least one window (an empty passage gives ``[CLS] q [SEP] [SEP]``).
+    Raises ValueError when a question leaves less than ``MIN_PASSAGE_PIECES`` of the window.
+    """
+    questions = [q for q, _ in pairs]
+    passages = [p for _, p in pairs]
+    question_lengths = [len(ids) for ids in tokenizer(questions, add_special_tokens=False)["input_ids"]]
+    for (question, _), n in zip(pairs, question_lengths):
+        if n + 3 + MIN_PASSAGE_PIECES > window:
+            raise ValueError(
+                f"Question of {n} wordpieces does not fit a window of {window} with room for the passage: "
+                f"{question[:80]!r}. Raise the PairEncoder window."
+            )
+    encoding = tokenizer(
+        questions,
+        passages,
+        truncation="only_second",
+        max_length=window,
+        stride=stride,
+        return_overflowing_tokens=True,
+        return_offsets_mapping=True,
+        padding="longest",
+        return_tensors="np",
+    )
+    n_windows = encoding["input_ids"].shape[0]
+    passage_mask = numpy.zeros(encoding["input_ids"].shape, dtype=bool)
+    for w in range(n_windows):
+        ids = encoding.sequence_ids(w)
+        passage_mask[w] = [s == 1 for s in ids]
+    inputs = {
+        "input_ids": encoding["input_ids"],
+        "attention_mask": encoding["attention_mask"],
+    }
+    if "token_type_ids" in encoding:
+        inputs["token_type_ids"] = encoding["token_type_ids"]
+    return {
+        "inputs": inputs,
+        "pair_index": numpy.asarray(encoding["overflow_to_sample_mapping"], dtype="int64"),
+        "offsets": numpy.asarray(encoding["offset_mapping"], dtype="int64"),
+        "passage_mask": passage_mask,
+    }
+
+
+def _forward(model: Model, pairs: List[QAPair], is_train: bool) -> Tuple[EncodedWindows, Callable]:
+    if not _has_transformer(model):
+        raise ValueError("PairEncoder is not initialised: call nlp.initialize() (or load a trained pipeline) first")
+    if not pairs:
+        width = model.get_dim("nO")
+        empty = EncodedWindows(
+            model.ops.alloc3f(0, 0, width), numpy.zeros(0, dtype="int64"), numpy.zeros((0, 0, 2), dtype="int64"),
+            numpy.zeros((0, 0), dtype=bool), 0,
+        )
+        return empty, lambda d_hidden: []
+    batch = tokenize_pairs(get_tokenizer(model), pairs, model.attrs["window"], model.attrs["stride"])
+    hidden, backprop_hidden = model.layers[0](batch["inputs"], is_train)
+    output = EncodedWindows(hidden, batch["pair_index"], batch["offsets"], batch["passage_mask"], len(pairs))
+
+    def backprop(d_hidden: Floats3d) -> List:
+        backprop_hidden(d_hidden)
+        return []
+
+    return output, backprop
+
+
+def _convert_inputs(model: Model, inputs: Dict[str, numpy.ndarray], is_train: bool):
+    import torch
+    from thinc.api import ArgsKwargs, get_torch_default_device
+
+    device = get_torch_default_device()
+    kwargs = {key: torch.as_tensor(value, device=device) for key, value in inputs.items()}
+    return ArgsKwargs(args=(), kwargs=kwargs), lambda d_inputs: []
+
+
+def _convert_outputs(model: Model, inputs_outputs, is_train: bool):
+    from thinc.api import ArgsKwargs
+    from thinc.util import torch2xp, xp2torch
+
+    _, output = inputs_outputs
+    hidden_torch = output.last_hidden_state
+    hidden = torch2xp(hidden_torch.detach())
+
+    def backprop(d_hidden):
+        grad = xp2torch(model.ops.asarray(d_hidden, dtype=hidden.dtype), device=hidden_torch.device)
+        return ArgsKwargs(args=(hidden_torch,), kwargs={"grad_tensors": (grad,)})
+
+    return model.ops.asarray(hidden), backprop

@@ -1,0 +1,165 @@
+"""Evaluation of the question-answering pipelines and their results tables beside the papers'."""
+
+import json
+import time
+from pathlib import Path
+from typing import Dict, List, Optional, Union
+
+__all__ = ["evaluate_qa", "evaluate_qa_project", "load_qa_pipeline", "qa_results_table", "PROJECT_TEST_SETS"]
+
+
+def load_qa_pipeline(model: Union[str, Path], gpu_id: int = -1, threads: int = 0):
+    """``spacy.load`` on the GPU ``gpu_id`` (or the CPU for -1), with ``threads`` torch threads."""
+    import spacy
+    import torch
+
+    if gpu_id >= 0:
+        spacy.require_gpu(gpu_id)
+    if threads > 0:
+        torch.set_num_threads(threads)
+    return spacy.load(model)
+
+
+def evaluate_qa(nlp, data_path: Union[str, Path], batch_size: int = 16, limit: int = 0) -> Dict[str, float]:
+    """Run a QA pipeline over a QA DocBin (read with ``spacy-biolm.QACorpus.v1``, so the questions
+    stay on the Docs), score it with its components' scorers and time it (``limit``: only the first
+    Docs).
+
+    Returns the scores plus ``docs``, ``questions`` (distinct question ids), ``seconds`` (pipeline
+    time only), ``docs_per_second``, ``questions_per_second``, ``torch_threads`` and ``device``.
+    """
+    import torch
+    from spacy.scorer import Scorer
+    from thinc.api import get_current_ops
+
+    from ..corpora.qa import QACorpus
+    from ..pipes.qa_doc import question_group
+
+    examples = list(QACorpus(data_path, limit=limit)(nlp))
+    start = time.perf_counter()
+    docs = list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
+    seconds = time.perf_counter() - start
+    for eg, doc in zip(examples, docs):
+        eg.predicted = doc
+    scores = {
+        k: v for k, v in Scorer(nlp).score(examples).items() if not isinstance(v, dict) and not k.startswith("token_")
+    }
+    questions = len({question_group(eg.reference) for eg in examples})
+    scores.update(
+        docs=len(examples),
+        questions=questions,
+        seconds=seconds,
+        docs_per_second=len(examples) / seconds if seconds else 0.0,
+        questions_per_second=questions / seconds if seconds else 0.0,
+        torch_threads=torch.get_num_threads(),
+        device="gpu" if type(get_current_ops()).__name__ == "CupyOps" else "cpu",
+    )
+    return scores
+
+
+def _pct(value: Optional[float]) -> str:
+    return "" if value is None else f"{100 * value:.2f}"
+
+
+def _speed(scores: dict) -> str:
+    qps = scores.get("questions_per_second")
+    return f"{qps:,.1f} ({scores.get('torch_threads')} threads)" if qps else ""
+
+
+# task -> (title, [(column, our metric key)], paper section, paper metric scale)
+_TASKS = {
+    "yes_no": (
+        "Yes/no (BioASQ, Bio-ELECTRA test split), percent",
+        [("P yes", "yes_no_p_yes"), ("R yes", "yes_no_r_yes"), ("F1 yes", "yes_no_f_yes"),
+         ("P no", "yes_no_p_no"), ("R no", "yes_no_r_no"), ("F1 no", "yes_no_f_no")],
+        ("bio_electra_2020", "yesno_bioasq8b"),
+    ),
+    "answer_span": (
+        "Factoid QA (BioASQ, Bio-ELECTRA dev.json as test), SQuAD exact match / F1, percent",
+        [("EM", "answer_em"), ("F1", "answer_f1")],
+        ("bio_electra_2020", "qa_factoid_bioasq8b"),
+    ),
+    "answer_span_bioasq7b": (
+        "Factoid QA (BioASQ 7b test, 5 batches, golden answers), strict / lenient accuracy / MRR, percent",
+        [("strict", "answer_strict_acc"), ("lenient", "answer_lenient_acc"), ("MRR", "answer_mrr")],
+        ("electramed_2021", "qa_bioasq7b"),
+    ),
+    "answer_reranker": (
+        "Answer-sentence reranking (Bio-ELECTRA test set, 100 questions), MRR",
+        [("MRR", "rerank_mrr")],
+        ("bio_electra_2020", "reranking_bioasq"),
+    ),
+}
+
+
+def _paper_rows(paper: dict, source: str, section: str, n_columns: int) -> List[List[str]]:
+    data = paper.get(source, {}).get(section, {})
+    names = paper.get(source, {}).get("models", {})
+    rows = []
+    if source == "electramed_2021":
+        batches = [v for k, v in data.items() if k.startswith("batch")]
+        if batches:
+            means = [sum(b[i] for b in batches) / len(batches) for i in range(n_columns)]
+            rows.append(["ELECTRAMed (base), mean of the 5 batches (paper)", *(f"{v:.2f}" for v in means), ""])
+        return rows
+    for model, values in data.items():
+        if model in ("table", "metrics") or not isinstance(values, list):
+            continue
+        shown = [f"{v:.3f}" if section == "reranking_bioasq" else f"{v:.2f}" for v in values]
+        rows.append([f"{names.get(model.replace('_weighted', ''), model)}{' weighted' if model.endswith('_weighted') else ''} (paper)", *shown, ""])
+    return rows
+
+
+def qa_results_table(metrics: Dict[str, Path], paper_results: Optional[Path] = None, name: str = "spacy-biolm") -> str:
+    """Markdown tables, one per task in ``metrics`` (task -> evaluate-qa JSON), with the papers' rows."""
+    paper = json.loads(Path(paper_results).read_text(encoding="utf8")) if paper_results and Path(paper_results).is_file() else {}
+    out: List[str] = []
+    for task, path in metrics.items():
+        if task not in _TASKS:
+            raise ValueError(f"unknown QA task {task!r}; expected one of {sorted(_TASKS)}")
+        title, columns, (source, section) = _TASKS[task]
+        scores = json.loads(Path(path).read_text(encoding="utf8"))
+        mrr_only = task == "answer_reranker"
+        ours = [f"{scores.get(key):.3f}" if mrr_only and scores.get(key) is not None else _pct(scores.get(key)) for _, key in columns]
+        header = ["model", *(c for c, _ in columns), "questions/s (CPU)"]
+        out += [f"### {title}", "", "| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+        out.append("| " + " | ".join([f"{name} (ours)", *ours, _speed(scores)]) + " |")
+        out += ["| " + " | ".join(row) + " |" for row in _paper_rows(paper, source, section, len(columns))]
+        out.append("")
+    return "\n".join(out)
+
+
+# The project's QA test sets: metrics name -> (pipeline under training/, DocBin under corpus/qa/).
+PROJECT_TEST_SETS = {
+    "yes_no": ("yes_no", "yesno/test.spacy"),
+    "answer_span": ("answer_span", "factoid/test.spacy"),
+    "answer_span_bioasq7b": ("answer_span", "factoid/test_bioasq7b.spacy"),
+    "answer_reranker": ("answer_reranker", "reranking/test.spacy"),
+}
+
+
+def evaluate_qa_project(
+    training_dir: Union[str, Path],
+    corpus_dir: Union[str, Path],
+    metrics_dir: Union[str, Path],
+    paper_results: Optional[Path] = None,
+    name: str = "spacy-biolm",
+    gpu_id: int = -1,
+    batch_size: int = 16,
+) -> str:
+    """Evaluate the project's three QA pipelines (``training_dir/<task>/model-best``) on their test
+    sets in one process; write ``metrics_dir/<name>_test.json`` per test set and
+    ``metrics_dir/qa_results.md`` (ours beside the papers). Returns the table."""
+    metrics_dir = Path(metrics_dir)
+    metrics_dir.mkdir(parents=True, exist_ok=True)
+    pipelines: dict = {}
+    written: Dict[str, Path] = {}
+    for metric_name, (task, data) in PROJECT_TEST_SETS.items():
+        if task not in pipelines:
+            pipelines[task] = load_qa_pipeline(Path(training_dir) / task / "model-best", gpu_id=gpu_id)
+        scores = evaluate_qa(pipelines[task], Path(corpus_dir) / data, batch_size=batch_size)
+        written[metric_name] = metrics_dir / f"{metric_name}_test.json"
+        written[metric_name].write_text(json.dumps(scores, indent=2), encoding="utf8")
+    table = qa_results_table(written, paper_results=paper_results, name=name)
+    (metrics_dir / "qa_results.md").write_text(table, encoding="utf8")
+    return table

@@ -1,0 +1,79 @@
+"""``yes_no``: answers a yes/no question about a passage, in ``doc.cats`` {"yes": p, "no": 1 - p}.
+
+The Doc is the passage, the question is ``doc._.question`` (see ``make_question_doc``). The
+encoder reads ``[CLS] question [SEP] passage [SEP]`` (long passages in overlapping windows) and a
+linear layer on ``[CLS]`` gives the answer. BioASQ's yes/no questions are ~80% "yes": the
+``class_weights`` setting ("balanced" or ``{"no": 4.0}``) weighs the loss against that imbalance.
+"""
+
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+import numpy
+from spacy.language import Language
+from spacy.tokens import Doc
+from spacy.training import Example
+from thinc.api import Model
+
+from ..qa_doc import register_question_extensions
+from ..qa_pipe import PairClassifierPipe, default_model, softmax
+
+__all__ = ["YesNoClassifier", "make_yes_no"]
+
+register_question_extensions()
+
+LABELS = ("no", "yes")  # index order of the model's logits
+
+DEFAULT_MODEL = default_model("spacy-biolm.YesNoClassifier.v1", window=256, stride=64)
+
+
+@Language.factory(
+    "yes_no",
+    assigns=["doc.cats"],
+    requires=["doc._.question"],
+    default_config={
+        "model": DEFAULT_MODEL,
+        "class_weights": None,
+        "scorer": {"@scorers": "spacy-biolm.yes_no_scorer.v1"},
+    },
+    default_score_weights={
+        "yes_no_macro_f": 1.0,
+        "yes_no_acc": 0.0,
+        "yes_no_f_yes": 0.0,
+        "yes_no_f_no": 0.0,
+    },
+)
+def make_yes_no(nlp: Language, name: str, model: Model, class_weights: Optional[Any], scorer: Optional[Callable]):
+    """Create a ``yes_no`` component.
+
+    model: a ``spacy-biolm.YesNoClassifier.v1`` (pair encoder + linear layer).
+    class_weights: null (unweighted loss), "balanced" (weights from the training label counts)
+        or ``{"yes": w, "no": w}``.
+    scorer: ``spacy-biolm.yes_no_scorer.v1`` (P/R/F1 per class).
+    """
+    return YesNoClassifier(nlp.vocab, model, name, class_weights=class_weights, scorer=scorer)
+
+
+def gold_label(example: Example) -> int:
+    """Index into LABELS of the example's gold answer; a clear error when it has none."""
+    cats = example.reference.cats
+    if "yes" not in cats:
+        raise ValueError(f"yes_no: gold Doc of question {example.reference._.question_id!r} has no 'yes' category: {cats}")
+    return 1 if cats["yes"] >= 0.5 else 0
+
+
+class YesNoClassifier(PairClassifierPipe):
+    """Yes/no answers for (question, passage) Docs."""
+
+    labels = LABELS
+
+    def make_pairs(self, docs: Sequence[Doc]):
+        return [(self.question_of(doc), doc.text) for doc in docs], list(range(len(docs)))
+
+    def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
+        _, logits = predictions
+        probs = softmax(self.model.ops.to_numpy(logits))
+        for doc, (p_no, p_yes) in zip(docs, probs):
+            doc.cats = {"yes": float(p_yes), "no": float(p_no)}
+
+    def gold_targets(self, examples, owners) -> numpy.ndarray:
+        return numpy.asarray([gold_label(examples[i]) for i in owners], dtype="int64")
