@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from pretraining_inputs import ROOT, add_pretraining_inputs, check_pretraining_inputs
 
 
 def run_pretraining(config: Path, text: Path, vocab: Path, out: Path, steps: int) -> dict:
@@ -48,16 +48,12 @@ def run_pretraining(config: Path, text: Path, vocab: Path, out: Path, steps: int
 
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", type=Path, default=ROOT / "configs" / "pretrain_tiny.cfg")
-    parser.add_argument("--text", type=Path, default=ROOT / "corpus" / "pretraining" / "text.txt")
-    parser.add_argument("--vocab", type=Path, default=ROOT / "pretrained" / "vocab")
+    add_pretraining_inputs(parser)
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--factor", type=int, default=10)
     parser.add_argument("--output", type=Path, default=ROOT / "benchmarks" / "results" / "pretrain_memory.json")
     args = parser.parse_args(argv)
-    for path in (args.text, args.vocab):
-        if not path.exists():
-            parser.error(f"{path} not found: run `spacy project run encoder` first, or pass --text/--vocab")
+    check_pretraining_inputs(parser, args)
     work = Path(tempfile.mkdtemp(prefix="pretrain_memory_"))
     try:
         big = work / f"text_x{args.factor}.txt"

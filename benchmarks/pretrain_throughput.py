@@ -32,7 +32,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-ROOT = Path(__file__).resolve().parents[1]
+from pretraining_inputs import ROOT, add_pretraining_inputs, check_pretraining_inputs
 RESULTS = ROOT / "benchmarks" / "results"
 
 
@@ -222,9 +222,7 @@ def _proc_status_mib(field: str) -> float:
 
 def main(argv=None) -> Dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", type=Path, default=ROOT / "configs" / "pretrain_tiny.cfg")
-    parser.add_argument("--text", type=Path, default=ROOT / "corpus" / "pretraining" / "text.txt")
-    parser.add_argument("--vocab", type=Path, default=ROOT / "pretrained" / "vocab")
+    add_pretraining_inputs(parser)
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--warmup-steps", type=int, default=3, help="untimed steps per side first")
     parser.add_argument("--memory-steps", type=int, default=5)
@@ -234,9 +232,7 @@ def main(argv=None) -> Dict:
     parser.add_argument("--only", choices=["ours", "reference"], help=argparse.SUPPRESS)
     parser.add_argument("--corpus", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    for path in (args.text, args.vocab):
-        if not path.exists():
-            parser.error(f"{path} not found: run `spacy project run encoder` first, or pass --text/--vocab")
+    check_pretraining_inputs(parser, args)
     if args.only:
         only(args)
         return {}

@@ -190,30 +190,28 @@ class PackedCorpus:
     def __len__(self) -> int:
         return int(self._offsets[-1])
 
-    def _locate(self, rows: np.ndarray):
-        shard_of = np.searchsorted(self._offsets, rows, side="right") - 1
-        return shard_of, rows - self._offsets[shard_of]
-
     def rows(self, rows: np.ndarray) -> np.ndarray:
         """Copy of the given rows, ``[len(rows), max_seq_length]``."""
-        rows = np.asarray(rows, dtype=np.int64)
-        if len(rows) and (rows.min() < 0 or rows.max() >= len(self)):
-            raise IndexError(f"Row out of range for a corpus of {len(self)} sequences")
-        shard_of, local = self._locate(rows)
-        out = np.empty((len(rows), self.max_seq_length), dtype=self.shards[0].dtype)
-        for shard in np.unique(shard_of):
-            where = shard_of == shard
-            out[where] = self.shards[shard][local[where]]
-        return out
+        return self._gather(self.shards, rows)
 
     def first_segment_lengths(self, rows: np.ndarray) -> np.ndarray:
         """len([CLS] A [SEP]) of the given rows of a segment-pair corpus."""
         if self.segment_shards is None:
             raise PretrainingDataError(f"Corpus at {self.path} was not packed as segment pairs")
-        shard_of, local = self._locate(np.asarray(rows, dtype=np.int64))
-        return np.array(
-            [self.segment_shards[s][i] for s, i in zip(shard_of, local)], dtype=np.int64
-        )
+        return self._gather(self.segment_shards, rows).astype(np.int64)
+
+    def _gather(self, shards: List[np.ndarray], rows: np.ndarray) -> np.ndarray:
+        """Global ``rows`` of per-shard arrays, read shard by shard."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if len(rows) and (rows.min() < 0 or rows.max() >= len(self)):
+            raise IndexError(f"Row out of range for a corpus of {len(self)} sequences")
+        shard_of = np.searchsorted(self._offsets, rows, side="right") - 1
+        local = rows - self._offsets[shard_of]
+        out = np.empty((len(rows),) + shards[0].shape[1:], dtype=shards[0].dtype)
+        for shard in np.unique(shard_of):
+            where = shard_of == shard
+            out[where] = shards[shard][local[where]]
+        return out
 
 
 class _ShardWriter:

@@ -81,33 +81,29 @@ def _init_distributed() -> Tuple[int, int, int]:
 def _load_tokenizer(settings: PretrainSettings):
     """The run's tokenizer: the exported one of the run continued from (the vocabulary is kept),
     else the one `spacy-biolm vocab` wrote (ALBERT: its SentencePiece model)."""
-    if settings.paths.init:
-        init_model = Path(settings.paths.init) / "model"
-        if not (init_model / "config.json").is_file():
-            raise FileNotFoundError(f"[paths] init: no exported encoder in {init_model}")
-        tokenizer = AutoTokenizer.from_pretrained(init_model)
-        if settings.paths.vocab:
-            _check_same_vocabulary(tokenizer, settings.paths.vocab, settings.model.architecture)
-        return tokenizer
-    if settings.model.architecture == "albert":
-        from .vocab import load_albert_tokenizer
+    if not settings.paths.init:
+        return _vocab_tokenizer(settings.paths.vocab, settings.model.architecture)
+    init_model = Path(settings.paths.init) / "model"
+    if not (init_model / "config.json").is_file():
+        raise FileNotFoundError(f"[paths] init: no exported encoder in {init_model}")
+    tokenizer = AutoTokenizer.from_pretrained(init_model)
+    if settings.paths.vocab and (
+        _vocab_tokenizer(settings.paths.vocab, settings.model.architecture).get_vocab() != tokenizer.get_vocab()
+    ):
+        raise ValueError(
+            f"[paths] vocab = {settings.paths.vocab} differs from the vocabulary of [paths] init; continued "
+            "pretraining keeps the vocabulary it starts from (leave [paths] vocab empty)"
+        )
+    return tokenizer
 
-        return load_albert_tokenizer(settings.paths.vocab)
-    return AutoTokenizer.from_pretrained(settings.paths.vocab)
 
-
-def _check_same_vocabulary(tokenizer, vocab_dir: str, architecture: str) -> None:
+def _vocab_tokenizer(vocab_dir: str, architecture: str):
+    """The tokenizer `spacy-biolm vocab` wrote to ``vocab_dir`` for ``architecture``."""
     if architecture == "albert":
         from .vocab import load_albert_tokenizer
 
-        other = load_albert_tokenizer(vocab_dir)
-    else:
-        other = AutoTokenizer.from_pretrained(vocab_dir)
-    if other.get_vocab() != tokenizer.get_vocab():
-        raise ValueError(
-            f"[paths] vocab = {vocab_dir} differs from the vocabulary of [paths] init; continued "
-            "pretraining keeps the vocabulary it starts from (leave [paths] vocab empty)"
-        )
+        return load_albert_tokenizer(vocab_dir)
+    return AutoTokenizer.from_pretrained(vocab_dir)
 
 
 def _prepare_corpus(settings: PretrainSettings, tokenizer, output_dir: Path, objective, is_main: bool) -> PackedCorpus:
@@ -125,7 +121,7 @@ def _prepare_corpus(settings: PretrainSettings, tokenizer, output_dir: Path, obj
         "sources": [str(t) for t in texts],
         "max_seq_length": settings.corpus.max_seq_length,
         "vocab_size": len(tokenizer),
-        "segment_pairs": objective.packer() is not None,
+        "segment_pairs": objective.segment_pairs,
     }
     meta_path = corpus_dir / "meta.json"
     fresh = meta_path.is_file() and all(
@@ -171,8 +167,7 @@ def _save_checkpoint(path: Path, model, optimizer, scheduler, step: int, mask_rn
 def _load_checkpoint(path: Path, model, optimizer, scheduler, mask_rng, rank: int, world: int, seed: int) -> int:
     state = torch.load(path, map_location="cpu", weights_only=False)
     model.load_state_dict(state["model"])
-    if hasattr(model, "tie_embeddings"):
-        model.tie_embeddings()
+    model.tie_embeddings()
     optimizer.load_state_dict(state["optimizer"])
     scheduler.load_state_dict(state["scheduler"])
     per_rank = state["rng_per_rank"]
@@ -309,7 +304,6 @@ def pretrain(
                 n_tokens_seen += int(attention.sum())
                 for key, value in out.items():
                     accumulated[key] = accumulated.get(key, 0.0) + float(value.detach()) / train.grad_accumulation
-            accumulated = _mean_over_ranks(accumulated, device)
             if not math.isfinite(accumulated["loss"]):
                 raise FloatingPointError(f"Pretraining loss is {accumulated['loss']} at step {step}")
             torch.nn.utils.clip_grad_norm_(model.parameters(), train.max_grad_norm)
@@ -318,13 +312,15 @@ def pretrain(
             step += 1
             window.append(accumulated)
             progress.update(1)
-            if is_main and (step % train.log_every == 0 or step == train.max_steps):
-                record = _average(window)
+            if step % train.log_every == 0 or step == train.max_steps:
+                # Averaged over ranks only here (every rank reaches this step), not every step.
+                record = _mean_over_ranks(_average(window), device)
                 record.update(step=step, lr=scheduler.get_last_lr()[0])
-                log.write(json.dumps(record) + "\n")
-                log.flush()
-                progress.set_postfix({k: f"{record[k]:.3f}" for k in objective.progress_keys})
                 window = []
+                if is_main:
+                    log.write(json.dumps(record) + "\n")
+                    log.flush()
+                    progress.set_postfix({k: f"{record[k]:.3f}" for k in objective.progress_keys})
             stopping = stop.agreed(device)
             if step % train.checkpoint_every == 0 or stopping:
                 _save_checkpoint(checkpoint, model, optimizer, scheduler, step, mask_rng, settings)
@@ -358,7 +354,7 @@ def pretrain(
             "device": str(device),
             "n_sequences": len(corpus) if corpus is not None else 0,
             "corpus_tokens": corpus.n_tokens if corpus is not None else 0,
-            "encoder_parameters": _encoder_parameters(model),
+            "encoder_parameters": sum(p.numel() for p in objective.encoder(model).parameters()),
             "final": history[-1] if history else {},
         }
         (output_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2), encoding="utf8")
@@ -377,11 +373,6 @@ def _mean_over_ranks(values: Dict[str, float], device: torch.device) -> Dict[str
     dist.all_reduce(packed)
     packed /= dist.get_world_size()
     return dict(zip(keys, packed.tolist()))
-
-
-def _encoder_parameters(model: torch.nn.Module) -> int:
-    encoder = getattr(model, "discriminator", None) or getattr(model, "model", model)
-    return sum(p.numel() for p in encoder.parameters())
 
 
 def _average(records: List[Dict[str, float]]) -> Dict[str, float]:

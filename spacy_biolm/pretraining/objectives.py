@@ -23,6 +23,8 @@ class ElectraObjective:
     name = "electra"
     # Logged metrics shown in the progress bar.
     progress_keys = ("loss", "disc_acc", "gen_acc")
+    # Rows are plain packed sequences, not [CLS] A [SEP] B [SEP] pairs.
+    segment_pairs = False
 
     def __init__(self, settings, tokenizer):
         self.settings, self.tokenizer = settings, tokenizer
@@ -42,7 +44,12 @@ class ElectraObjective:
         return model
 
     def packer(self) -> Optional[Packer]:
-        return None  # plain packed sequences
+        return None  # the corpus default, corpus.pack_documents
+
+    @staticmethod
+    def encoder(model) -> torch.nn.Module:
+        """The part exported for fine-tuning."""
+        return model.discriminator
 
     def batch(self, corpus: PackedCorpus, rows: np.ndarray, step_seed, device) -> Dict[str, torch.Tensor]:
         ids = torch.from_numpy(corpus.rows(rows).astype(np.int64)).to(device)
@@ -67,6 +74,7 @@ class AlbertObjective:
 
     name = "albert"
     progress_keys = ("loss", "mlm_acc", "sop_acc")
+    segment_pairs = True
 
     def __init__(self, settings, tokenizer):
         self.settings, self.tokenizer = settings, tokenizer
@@ -89,6 +97,11 @@ class AlbertObjective:
 
         tok, length, seed = self.tokenizer, self.settings.corpus.max_seq_length, self.settings.system.seed
         return lambda docs: pack_sentence_pairs(docs, length, tok.cls_token_id, tok.sep_token_id, seed)
+
+    @staticmethod
+    def encoder(model) -> torch.nn.Module:
+        """The part fine-tuning loads (``AutoModel`` drops the MLM and SOP heads)."""
+        return model.model.albert
 
     def batch(self, corpus: PackedCorpus, rows: np.ndarray, step_seed, device) -> Dict[str, torch.Tensor]:
         from .albert import sentence_order_batch
