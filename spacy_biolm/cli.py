@@ -2,7 +2,7 @@
 
 import json
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import typer
 from wasabi import msg
@@ -110,12 +110,45 @@ def convert_cli(
     scheme: str = typer.Option("auto", "--scheme", help="typed (B-Disease), untyped (B/I/O) or auto"),
     label: str = typer.Option("ENTITY", "--label", help="Entity label for untyped B/I/O tags"),
     n_sents: int = typer.Option(1, "--n-sents", "-n", help="Sentences per Doc"),
+    relabel: List[str] = typer.Option([], "--relabel", help="OLD=NEW entity label to rename (repeatable)"),
 ):
     """Convert a CoNLL NER file to a spaCy DocBin."""
     from .corpora.conll import convert_ner
 
-    stats = convert_ner(input_path, output_path, scheme=scheme, label=label, n_sents=n_sents)
+    stats = convert_ner(input_path, output_path, scheme=scheme, label=label, n_sents=n_sents,
+                        relabel=_label_map(relabel))
     msg.good(f"{input_path} -> {output_path}: {json.dumps(stats)}")
+
+
+def _label_map(items: List[str]) -> Dict[str, str]:
+    """``OLD=NEW`` options as ``{old: new}``."""
+    mapping = {}
+    for item in items:
+        old, _, new = item.partition("=")
+        if not old or not new:
+            raise typer.BadParameter(f"expected OLD=NEW, got {item!r}")
+        mapping[old] = new
+    return mapping
+
+
+@app.command("convert-splits")
+def convert_splits_cli(
+    input_dir: Path = typer.Argument(..., help="Directory with train.tsv, devel.tsv and test.tsv (CoNLL BIO)"),
+    output_dir: Path = typer.Argument(..., help="Directory for train.spacy, devel.spacy and test.spacy"),
+    scheme: str = typer.Option("auto", "--scheme", help="typed (B-Disease), untyped (B/I/O) or auto"),
+    label: str = typer.Option("ENTITY", "--label", help="Entity label for untyped B/I/O tags"),
+    relabel: List[str] = typer.Option([], "--relabel", help="OLD=NEW entity label to rename (repeatable)"),
+):
+    """Convert the train/devel/test splits of one NER corpus to DocBins."""
+    from .corpora.conll import convert_ner
+
+    for split in ("train", "devel", "test"):
+        source = input_dir / f"{split}.tsv"
+        if not source.is_file():
+            raise typer.BadParameter(f"{source} is missing; expected train.tsv, devel.tsv and test.tsv")
+        stats = convert_ner(source, output_dir / f"{split}.spacy", scheme=scheme, label=label,
+                            relabel=_label_map(relabel))
+        msg.good(f"{source} -> {output_dir / f'{split}.spacy'}: {json.dumps(stats)}")
 
 
 @app.command("results")
@@ -304,6 +337,42 @@ def evaluate_cli(
     print(table)
 
 
+@app.command("seeds-table")
+def seeds_table_cli(
+    output: Path = typer.Argument(..., help="Markdown table to write (the plot and JSON go beside it)"),
+    runs: List[Path] = typer.Argument(..., help="DATASET=DIR pairs: output directories of `evaluate`"),
+    paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json to set beside ours"),
+    name: str = typer.Option("ours", "--name", help="Our model, for the plot's title"),
+    row_title: str = typer.Option("dataset", "--row-title", help="What the rows are: datasets, or configs compared"),
+):
+    """One NER table over datasets (or configs on one dataset): our mean (std) test P/R/F1 (and dev F1)
+    beside the paper's F1, and a plot of the per-seed F1 per row."""
+    from .evaluation.seeds import SUMMARY_FILE, datasets_table, plot_datasets
+    from .evaluation.tables import paper_ner_scores
+
+    results = {}
+    for dataset, run_dir in _named_paths(runs).items():
+        summary_path = run_dir / SUMMARY_FILE
+        if not summary_path.is_file():
+            raise typer.BadParameter(f"{summary_path} is missing: run `spacy-biolm evaluate` for {dataset} first")
+        results[dataset] = json.loads(summary_path.read_text(encoding="utf8"))
+    paper_scores, paper_models = paper_ner_scores(paper) if paper and paper.is_file() else ({}, {})
+    shown = {m: paper_models.get(m, m).split(" (")[0] for m in ("bio_electra", "electra_small_pp", "bert_base")
+             if any(m in scores for scores in paper_scores.values())}
+    metrics = {"ents_p": "P", "ents_r": "R", "ents_f": "F1"}
+    if all("dev_ents_f" in result["summary"] for result in results.values()):
+        metrics["dev_ents_f"] = "dev F1"
+    table = datasets_table(results, paper_scores, shown, metrics, row_title)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(f"NER test sets, entity-level, percent: {name}, mean (std) over seeds.\n\n{table}",
+                      encoding="utf8")
+    output.with_suffix(".json").write_text(json.dumps(results, indent=2), encoding="utf8")
+    bio_electra_f1 = {d: s["bio_electra"][-1] for d, s in paper_scores.items() if "bio_electra" in s}
+    plot_datasets(results, "ents_f", output.with_suffix(".png"), f"{name}: NER test F1 per seed", bio_electra_f1,
+                  "Bio-ELECTRA (paper)")
+    print(table)
+
+
 @app.command("tune", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def tune_cli(
     ctx: typer.Context,
@@ -325,6 +394,25 @@ def tune_cli(
                 parse_config_overrides(ctx.args), seed=seed, use_gpu=gpu_id)
     msg.good(f"Best of {best['trials']} trials: {dev_metric} {best['dev_score']:.4f} with {best['params']}; "
              f"config in {output_dir / 'best.cfg'}")
+
+
+@app.command("release-meta")
+def release_meta_cli(
+    base_meta: Path = typer.Argument(..., help="meta.json with the release's name, description, sources, licences"),
+    output: Path = typer.Argument(..., help="meta.json to write (for `spacy package --meta-path`)"),
+    metrics: List[Path] = typer.Argument(..., help="COMPONENT=PATH pairs: each component's test-set evaluation JSON"),
+    table: Optional[Path] = typer.Option(None, "--table", help="Also write the score table as Markdown here"),
+):
+    """The release's meta.json: the base meta plus every component's test scores (performance and a table)."""
+    from .evaluation.release import release_meta, release_rows, release_table
+
+    rows = release_rows(_named_paths(metrics))
+    meta = release_meta(json.loads(base_meta.read_text(encoding="utf8")), rows)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(meta, indent=2), encoding="utf8")
+    if table:
+        table.write_text(release_table(rows), encoding="utf8")
+    print(release_table(rows))
 
 
 @app.command("convert-qa")

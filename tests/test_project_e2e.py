@@ -24,6 +24,7 @@ SMOKE_VARS = {
     "pretrain_steps": "3",
     "ner_steps": "4",
     "ner_seconds": "120",
+    "ner_gene_seconds": "60",
     "re_steps": "3",
     "re_gad_seconds": "30",
     "re_chemprot_seconds": "30",
@@ -76,15 +77,28 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert qa["answer_reranker"]["rerank_mrr"] is not None
     assert "(paper)" in (project / "metrics/qa_results.md").read_text()
 
+    assert {"ents_f"} <= set(json.loads((project / "metrics/ner_gene_test.json").read_text()))
+    meta = json.loads((project / "metrics/release_meta.json").read_text())
+    assert {"ner_ents_f", "ner_gene_ents_f", "relation_extractor_rel_micro_f", "yes_no_yes_no_f_no",
+            "answer_span_answer_f1", "answer_reranker_rerank_mrr"} <= set(meta["performance"])
+    assert "| `answer_reranker` |" in (project / "metrics/release.md").read_text()
+
     wheels = list((project / "packages").glob("*/dist/en_bio_electra-*.whl"))
     assert len(wheels) == 1
     site = tmp_path / "site"
     _run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", "--target", str(site), str(wheels[0])], cwd=tmp_path)
     code = (
-        "import spacy; nlp = spacy.load('en_bio_electra'); "
+        "import spacy; from spacy_biolm import make_question_doc; nlp = spacy.load('en_bio_electra'); "
         "doc = nlp('Germline mutations in BRCA1 cause hereditary breast cancer.'); "
-        "print(nlp.pipe_names, len(doc), [(e.text, e.label_) for e in doc.ents])"
+        "print(nlp.pipe_names, nlp.disabled, len(doc), [(e.text, e.label_) for e in doc.ents], doc._.relations); "
+        "qa = spacy.load('en_bio_electra', enable=['answer_span']); "
+        "answers = qa(make_question_doc(qa, 'Which gene is mutated?', 'Mutations in BRCA1 cause cancer.')); "
+        "print(qa.pipe_names, len(answers.spans['answers']) > 0)"
     )
     shutil.rmtree(project / "pretrained")  # the installed pipeline must carry its own weights
+    shutil.rmtree(project / "training")
     out = _run([sys.executable, "-c", code], cwd=tmp_path, env={"PYTHONPATH": str(site)})
-    assert "['transformer', 'ner'] 9 " in out.stdout  # Germline ... cancer + '.'
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("['transformer', 'ner', 'ner_gene', 'relation_extractor'] "
+                               "['yes_no', 'answer_span', 'answer_reranker'] 9 ")  # Germline ... cancer + '.'
+    assert lines[1] == "['answer_span'] True"

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
-from spacy.tokens import Doc, DocBin
+from spacy.tokens import Doc, DocBin, Span
 from spacy.vocab import Vocab
 
 from ..errors import CorpusFormatError
@@ -284,6 +284,7 @@ def convert_ner(
     scheme: str = "auto",
     label: str = "ENTITY",
     n_sents: int = 1,
+    relabel: Optional[Dict[str, str]] = None,
 ) -> Dict[str, object]:
     """Convert a CoNLL BIO NER file into a spaCy ``DocBin`` (``.spacy``) file.
 
@@ -291,6 +292,8 @@ def convert_ner(
         input_path: the CoNLL file.
         output_path: where to write the DocBin; parent folders are created.
         scheme, label, n_sents: as for :func:`conll_to_docs`.
+        relabel: entity labels to rename, ``{file label: label to write}`` (e.g.
+            ``{"Disease": "DISEASE"}`` to match the relation extractor's entity types).
 
     Returns:
         Statistics: ``sentences``, ``docs``, ``tokens``, ``entities``, ``labels`` (entity count
@@ -308,6 +311,8 @@ def convert_ner(
     sentences = read_conll_ner(input_path, scheme=scheme, label=label)
     for group in group_sentences(sentences, n_sents):
         doc = sentences_to_doc(vocab, group, set_sent_starts=n_sents > 1)
+        if relabel:
+            doc.ents = [Span(doc, e.start, e.end, label=relabel.get(e.label_, e.label_)) for e in doc.ents]
         doc_bin.add(doc)
         stats["sentences"] += len(group)
         stats["documents"] += sum(sentence.doc_start for sentence in group)

@@ -12,7 +12,15 @@ import math
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence
 
-__all__ = ["summarise", "format_mean_std", "seeds_table", "run_seeds", "plot_seed_scores"]
+__all__ = [
+    "summarise",
+    "format_mean_std",
+    "seeds_table",
+    "datasets_table",
+    "run_seeds",
+    "plot_seed_scores",
+    "plot_datasets",
+]
 
 SUMMARY_FILE = "seeds_summary.json"
 
@@ -52,6 +60,30 @@ def seeds_table(
     return "\n".join(lines) + "\n"
 
 
+def datasets_table(
+    results: Dict[str, Dict[str, object]],
+    paper_scores: Dict[str, Dict[str, List[float]]],
+    paper_models: Dict[str, str],
+    metrics: Dict[str, str],
+    row_title: str = "dataset",
+) -> str:
+    """Markdown table, one row per dataset (or config): our mean (std) for ``metrics`` ({key: column
+    title}) from each ``run_seeds`` result, then the F1 of each paper model in ``paper_models``
+    ({key: column title}); ``paper_scores[dataset][model]`` is the paper's (P, R, F1), and a dataset
+    the paper did not report shows a dash."""
+    header = [row_title, "seeds"] + [f"{title} (ours)" for title in metrics.values()]
+    header += [f"{title} F1 (paper)" for title in paper_models.values()]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+    for dataset, result in results.items():
+        summary = result["summary"]
+        row = [dataset, str(next(iter(summary.values()))["n"])]
+        row += [format_mean_std(summary[k]["mean"], summary[k]["std"]) for k in metrics]
+        published = paper_scores.get(dataset, {})
+        row += [f"{published[m][-1]:.2f}" if m in published else "–" for m in paper_models]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def run_seeds(
     config_path: Path,
     output_dir: Path,
@@ -79,13 +111,14 @@ def run_seeds(
             train(config_path, run_dir, use_gpu=use_gpu, overrides={**(overrides or {}), "system.seed": seed})
             scores = evaluate(run_dir / "model-best", test_path, use_gpu=use_gpu, silent=True)
             scores_path.write_text(json.dumps(_plain(scores), indent=2), encoding="utf8")
-        runs.append({"seed": seed, **json.loads(scores_path.read_text(encoding="utf8"))})
+        runs.append({"seed": seed, **json.loads(scores_path.read_text(encoding="utf8")), **_dev_scores(run_dir)})
+    dev_metrics = [f"dev_{m}" for m in metrics if all(f"dev_{m}" in run for run in runs)]
     result = {
         "config": str(config_path),
         "test": str(test_path),
         "overrides": {k: str(v) for k, v in (overrides or {}).items()},
         "runs": runs,
-        "summary": summarise(runs, metrics),
+        "summary": summarise(runs, [*metrics, *dev_metrics]),
     }
     (output_dir / SUMMARY_FILE).write_text(json.dumps(result, indent=2), encoding="utf8")
     return result
@@ -113,6 +146,53 @@ def plot_seed_scores(runs: Sequence[Dict[str, float]], metrics: Dict[str, str], 
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return Path(path)
+
+
+def plot_datasets(
+    results: Dict[str, Dict[str, object]],
+    metric: str,
+    path: Path,
+    title: str,
+    paper_scores: Optional[Dict[str, float]] = None,
+    paper_label: str = "paper",
+) -> Path:
+    """Per-seed ``metric`` per dataset (dots), our mean +-1 std, and the paper's score (a star)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(1.8 + 1.5 * len(results), 3.8))
+    for i, (dataset, result) in enumerate(results.items()):
+        entry = result["summary"][metric]
+        ax.scatter([i] * len(entry["values"]), [100 * v for v in entry["values"]], alpha=0.7, zorder=3,
+                   color="tab:blue", label="ours, per seed" if i == 0 else None)
+        ax.errorbar(i + 0.12, 100 * entry["mean"], yerr=100 * entry["std"], fmt="_", color="black", capsize=6,
+                    markersize=14, label="ours, mean (std)" if i == 0 else None)
+    marked = False
+    for i, dataset in enumerate(results):
+        if paper_scores and dataset in paper_scores:
+            ax.scatter([i - 0.12], [paper_scores[dataset]], marker="*", s=140, color="tab:red", zorder=4,
+                       label=None if marked else paper_label)
+            marked = True
+    ax.set_xticks(range(len(results)), list(results))
+    ax.set_xlim(-0.6, len(results) - 0.4)
+    ax.set_ylabel(f"{metric} (percent)")
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path)
+
+
+def _dev_scores(run_dir: Path) -> Dict[str, float]:
+    """The dev-set scores ``spacy train`` recorded for ``model-best`` (its meta.json), as ``dev_<key>``."""
+    meta_path = run_dir / "model-best" / "meta.json"
+    if not meta_path.is_file():
+        return {}
+    performance = json.loads(meta_path.read_text(encoding="utf8")).get("performance", {})
+    return {f"dev_{k}": v for k, v in performance.items() if isinstance(v, (int, float))}
 
 
 def _plain(scores: Dict[str, object]) -> Dict[str, object]:

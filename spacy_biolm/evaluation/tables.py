@@ -2,17 +2,22 @@
 
 import json
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
-__all__ = ["ner_results_table", "paper_ner_rows"]
+__all__ = ["ner_results_table", "paper_ner_rows", "paper_ner_scores"]
+
+
+def paper_ner_scores(paper_results: Path) -> Tuple[Dict[str, Dict[str, List[float]]], Dict[str, str]]:
+    """The Bio-ELECTRA paper's NER table, ``{dataset: {model: [P, R, F1]}}``, and its model names."""
+    paper = json.loads(Path(paper_results).read_text(encoding="utf8"))["bio_electra_2020"]
+    tables = {dataset: scores for dataset, scores in paper["ner"].items() if isinstance(scores, dict)}
+    return tables, paper.get("models", {})
 
 
 def paper_ner_rows(paper_results: Path, dataset: str) -> List[List[str]]:
     """Rows (model, P, R, F1) of the Bio-ELECTRA paper's NER table for ``dataset``."""
-    data = json.loads(Path(paper_results).read_text(encoding="utf8"))
-    paper = data["bio_electra_2020"]
-    scores = paper["ner"].get(dataset, {})
-    names = paper.get("models", {})
+    tables, names = paper_ner_scores(paper_results)
+    scores = tables.get(dataset, {})
     return [
         [f"{names.get(model, model)} (paper)", *(f"{v:.2f}" for v in prf)]
         for model, prf in scores.items()

@@ -278,6 +278,27 @@ def test_convert_ner_untyped_counts_label(tmp_path):
     assert stats["labels"] == {"Disease": 3}
 
 
+def test_convert_ner_relabels_entities_and_the_cli_converts_all_splits(tmp_path):
+    stats = convert_ner(write(tmp_path, WITH_DOCSTART), tmp_path / "r.spacy", relabel={"protein": "GENE"})
+    assert stats["labels"] == {"DNA": 1, "GENE": 1, "RNA": 1}
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+
+    splits = tmp_path / "splits"
+    splits.mkdir()
+    for split in ("train", "devel", "test"):
+        (splits / f"{split}.tsv").write_text(UNTYPED, encoding="utf8")
+    result = CliRunner().invoke(app, ["convert-splits", str(splits), str(tmp_path / "docbins"), "--label",
+                                      "Disease", "--relabel", "Disease=DISEASE"])
+    assert result.exit_code == 0, result.output
+    docs = list(DocBin().from_disk(tmp_path / "docbins" / "test.spacy").get_docs(Vocab()))
+    assert {e.label_ for d in docs for e in d.ents} == {"DISEASE"}
+    (splits / "devel.tsv").unlink()
+    missing = CliRunner().invoke(app, ["convert-splits", str(splits), str(tmp_path / "docbins")])
+    assert missing.exit_code != 0 and "devel.tsv" in missing.output
+
+
 def test_convert_ner_writes_nothing_on_error(tmp_path):
     output = tmp_path / "bad.spacy"
     with pytest.raises(CorpusFormatError):

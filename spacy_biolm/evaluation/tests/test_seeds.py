@@ -48,6 +48,10 @@ def test_two_seeds_train_score_and_resume(tmp_path):
     assert [run["seed"] for run in result["runs"]] == [1, 2]
     f1 = [run["ents_f"] for run in result["runs"]]
     assert result["summary"]["ents_f"]["mean"] == pytest.approx(sum(f1) / 2)
+    # The dev score of each model-best, as spacy train recorded it, is summarised beside the test score.
+    dev_f1 = [json.loads((out / f"seed_{s}" / "model-best" / "meta.json").read_text())["performance"]["ents_f"]
+              for s in (1, 2)]
+    assert result["summary"]["dev_ents_f"]["values"] == dev_f1
     assert json.loads((out / "seeds_summary.json").read_text())["summary"]["ents_f"]["n"] == 2
     assert plot_seed_scores(result["runs"], {"ents_f": "F1"}, tmp_path / "seeds.png", "toy").stat().st_size > 1000
     # Scored seeds are not trained again: remove a trained model and the summary still comes back.
@@ -68,3 +72,37 @@ def test_two_seeds_train_score_and_resume(tmp_path):
     table = (out / "seeds_table.md").read_text()
     assert "| CNN (ours, 2 seeds) |" in table and "| Bio-ELECTRA (paper) | 73.47 | 83.88 | 78.32 |" in table
     assert (out / "seeds.png").is_file()
+
+
+def _seed_summary(dataset_dir, f1_values):
+    """A seeds_summary.json as `evaluate` writes it, with known F1 values (P = R = F1)."""
+    runs = [{"seed": i + 1, "ents_p": f, "ents_r": f, "ents_f": f} for i, f in enumerate(f1_values)]
+    dataset_dir.mkdir(parents=True)
+    result = {"runs": runs, "summary": summarise(runs, ["ents_p", "ents_r", "ents_f"])}
+    (dataset_dir / "seeds_summary.json").write_text(json.dumps(result))
+
+
+def test_datasets_table_beside_the_paper_and_a_dash_where_it_has_no_score(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+
+    _seed_summary(tmp_path / "ncbi", [0.60, 0.70, 0.80])
+    _seed_summary(tmp_path / "jnlpba", [0.50, 0.50, 0.50])
+    paper = tmp_path / "paper.json"
+    paper.write_text(json.dumps({"bio_electra_2020": {
+        "models": {"bio_electra": "Bio-ELECTRA (14M params)", "bert_base": "BERT Base cased (110M)"},
+        "ner": {"table": 4, "NCBI-disease": {"bio_electra": [73.47, 83.88, 78.32], "bert_base": [85.4, 87.1, 86.24]}},
+    }}))
+    out = tmp_path / "table" / "ner.md"
+    cli = CliRunner().invoke(app, ["seeds-table", str(out), f"NCBI-disease={tmp_path / 'ncbi'}",
+                                   f"JNLPBA={tmp_path / 'jnlpba'}", "--paper", str(paper)])
+    assert cli.exit_code == 0, cli.output
+    lines = out.read_text().splitlines()
+    assert lines[2] == "| dataset | seeds | P (ours) | R (ours) | F1 (ours) | Bio-ELECTRA F1 (paper) | BERT Base cased F1 (paper) |"
+    assert lines[4] == "| NCBI-disease | 3 | 70.00 (10.00) | 70.00 (10.00) | 70.00 (10.00) | 78.32 | 86.24 |"
+    assert lines[5] == "| JNLPBA | 3 | 50.00 (0.00) | 50.00 (0.00) | 50.00 (0.00) | – | – |"
+    assert json.loads(out.with_suffix(".json").read_text())["JNLPBA"]["summary"]["ents_f"]["mean"] == 0.5
+    assert out.with_suffix(".png").stat().st_size > 1000
+    missing = CliRunner().invoke(app, ["seeds-table", str(out), f"BC2GM={tmp_path / 'none'}"])
+    assert missing.exit_code != 0 and "BC2GM first" in missing.output  # names the dataset to run
