@@ -103,7 +103,11 @@ def length_sorted_forward(model, docs, is_train: bool):
     from spacy_transformers.data_classes import FullTransformerBatch, WordpieceBatch
     from spacy_transformers.layers.transformer_model import huggingface_tokenize
     from spacy_transformers.truncate import truncate_oversize_splits
+    from spacy_transformers.util import maybe_flush_pytorch_cache
 
+    # As the stock pass does: it draws from `random` even at chance 0, and skipping the draw would
+    # shift the random stream of a training run (evaluations run this pass) off the stock one's.
+    maybe_flush_pytorch_cache(chance=model.attrs.get("flush_cache_chance", 0))
     tokenizer = model.tokenizer
     nested_spans = model.attrs["get_spans"](docs)
     flat_spans = [span for doc_spans in nested_spans for span in doc_spans]
