@@ -45,6 +45,9 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# The timed runs tokenise before the n_process fork and the memory subprocesses: keep HF tokenizers
+# single-threaded so that the forks neither warn nor change what is timed.
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"

@@ -76,6 +76,10 @@ def test_sorted_prediction_equals_the_stock_forward(nlp):
             assert numpy.abs(a[row, :length] - b[row, :length]).max() < 1e-4
     for s, t in zip(sorted_docs, stock_docs):
         assert s._.trf_data.align.lengths.tolist() == t._.trf_data.align.lengths.tolist()
+        assert s._.trf_data.align.data.tolist() == t._.trf_data.align.data.tolist()
+        sw, tw = s._.trf_data.wordpieces, t._.trf_data.wordpieces
+        assert sw.strings == tw.strings and sw.lengths == tw.lengths
+        assert (sw.input_ids == tw.input_ids).all() and (sw.attention_mask == tw.attention_mask).all()
         assert [(e.start, e.end, e.label_) for e in s.ents] == [(e.start, e.end, e.label_) for e in t.ents]
     long_doc = sorted_docs[4]
     assert len(long_doc._.trf_data.wordpieces) > 2  # several windows, each one a row
