@@ -27,8 +27,8 @@ process with ``--threads`` torch threads, after a warm-up, configurations interl
 
 Stage times (tokenizer, transformer, ner) of both tiny pipelines say where the time goes. Peak
 memory: each configuration runs once more in a fresh subprocess (load + one pass over the
-texts); ``peak_rss_mib`` is that process's ``ru_maxrss``, ``loaded_rss_mib`` its RSS before the
-pass. ``n_process``: ``nlp.pipe(texts, n_process=2)`` must give the entities of ``n_process=1``.
+texts); ``peak_rss_mib`` is that process's peak resident set (VmHWM), ``loaded_rss_mib`` its RSS
+before the pass. ``n_process``: ``nlp.pipe(texts, n_process=2)`` must give the entities of ``n_process=1``.
 
 Writes ``benchmarks/results/inference_cpu.json`` and a bar chart beside it (``.png``).
 """
@@ -37,7 +37,7 @@ import argparse
 import json
 import os
 import platform
-import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -220,15 +220,18 @@ def child_main(args) -> None:
         if args.child == "pipeline_stock":
             set_batching(nlp, **STOCK)
         work = lambda: list(nlp.pipe(texts))  # noqa: E731
-    loaded = current_rss_mib()
+    loaded = memory_mib("VmRSS")
     work()
-    print(json.dumps({"loaded_rss_mib": round(loaded, 1),
-                      "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}))
+    print(json.dumps({"loaded_rss_mib": round(loaded, 1), "peak_rss_mib": round(memory_mib("VmHWM"), 1)}))
 
 
-def current_rss_mib() -> float:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+def memory_mib(field: str) -> float:
+    """VmRSS (now) or VmHWM (peak) of this process. Not ru_maxrss: Linux carries that over from
+    the parent through fork and exec, so a child of a big process would report the parent's peak."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"/proc/self/status has no {field}")
 
 
 def measure_memory(args, workdir: Path, name: str) -> dict:
@@ -292,13 +295,20 @@ def main(argv=None) -> None:
     args = parse_args(argv)
     if args.child:
         return child_main(args)
+    workdir = Path(tempfile.mkdtemp(prefix="bench_inference_"))
+    try:
+        benchmark(args, workdir, argv)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)  # exported encoders: up to ~1 GB
+
+
+def benchmark(args, workdir: Path, argv=None) -> None:
     import spacy
     import torch
     from transformers import AutoModel, AutoTokenizer
 
     torch.set_num_threads(args.threads)
     load_average = machine()
-    workdir = Path(tempfile.mkdtemp(prefix="bench_inference_"))
     if args.pipeline:
         nlp = spacy.load(args.pipeline)
     else:
@@ -400,7 +410,7 @@ def main(argv=None) -> None:
         "repeats": args.repeats,
         "big_repeats": args.big_repeats,
         "timing": "one process, warm-up first, configurations interleaved, best of the repeats",
-        "memory": "peak_rss_mib: ru_maxrss of a fresh process that loads the configuration and runs it once "
+        "memory": "peak_rss_mib: VmHWM (peak resident set) of a fresh process that loads the configuration and runs it once "
                   "over the texts; loaded_rss_mib: its RSS before that pass",
         "encoders": {"small": encoder_summary(raw_model),
                      "bert_base_sized": encoder_summary(big_nlp.get_pipe("transformer").model.transformer)},
