@@ -59,3 +59,48 @@ def test_pretrain_memory_runs_a_corpus_and_its_tenfold(tmp_path):
     assert report["peak_rss_ratio"] == round(
         report["runs"]["3x"]["peak_rss_mib"] / report["runs"]["1x"]["peak_rss_mib"], 3
     )
+
+
+def test_inference_benchmark_reports_speed_memory_and_ratios(tmp_path):
+    from spacy_biolm.corpora.conll import convert_ner
+    from spacy_biolm.encoders.testing import make_tiny_encoder
+
+    from .conftest import disease_sentences, write_conll
+
+    encoder = make_tiny_encoder(tmp_path / "encoder")
+    docs = tmp_path / "ner.spacy"
+    convert_ner(write_conll(tmp_path / "ner.tsv", disease_sentences(40, seed=3)), docs)
+    output = tmp_path / "inference.json"
+    cmd = [sys.executable, str(REPO / "benchmarks" / "inference.py"), "--encoder", str(encoder), "--train", str(docs),
+           "--texts", str(docs), "--n-docs", "30", "--threads", "1", "--repeats", "2", "--big-layers", "2",
+           "--big-hidden", "64", "--big-heads", "2", "--big-ffn", "128", "--output", str(output)]
+    env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
+    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(output.read_text())
+    configs = report["configs"]
+    assert set(configs) == {"pipeline", "pipeline_stock", "raw_forward", "raw_forward_stock", "raw_tokenize",
+                            "bert_base_pipeline"}
+    assert report["docs"] == 30 and report["words"] > 30 * 5 and report["torch_threads"] == 1
+    for name, config in configs.items():
+        assert config["seconds"] > 0
+        assert abs(config["words_per_second"] - report["words"] / config["seconds"]) <= 0.1 + 1e-3 * config["words_per_second"]
+    for name in ("pipeline", "pipeline_stock", "raw_forward", "bert_base_pipeline"):
+        assert configs[name]["peak_rss_mib"] >= configs[name]["loaded_rss_mib"] > 50
+    # Each ratio is the quotient of the speeds it names (up to rounding).
+    speed = {name: config["words_per_second"] for name, config in configs.items()}
+    ratios = report["ratios"]
+    assert abs(ratios["pipeline_over_raw_forward"] - speed["pipeline"] / speed["raw_forward"]) < 0.01
+    assert abs(ratios["small_over_bert_base_pipeline"] - speed["pipeline"] / speed["bert_base_pipeline"]) < 0.01
+    assert abs(ratios["pipeline_over_pipeline_stock"] - speed["pipeline"] / speed["pipeline_stock"]) < 0.01
+    assert report["targets"]["pipeline_over_raw_forward"]["met"] == (ratios["pipeline_over_raw_forward"] >= 0.85)
+    # The length-sorted batches pad less than the stock ones, over the same real wordpieces.
+    ours, stock = configs["pipeline"], configs["pipeline_stock"]
+    assert ours["real_wordpieces"] == stock["real_wordpieces"] > 0
+    assert ours["padded_wordpieces"] <= stock["padded_wordpieces"]
+    assert set(ours["stage_seconds"]) == {"tokenizer", "transformer", "ner"}
+    assert report["encoders"]["bert_base_sized"]["layers"] == 2 and report["encoders"]["bert_base_sized"]["hidden"] == 64
+    assert report["same_entities_sorted_vs_stock"] is True
+    assert report["n_process"]["n_process"] == 2 and report["n_process"]["same_entities_as_n_process_1"] is True
+    assert {"torch", "spacy", "spacy-transformers"} <= set(report["versions"])
+    assert output.with_suffix(".png").stat().st_size > 1000

@@ -84,3 +84,11 @@ print(json.dumps(found))
     assert found["spacy-biolm.PairEncoder.v1"] == "spacy_biolm.encoders.pair_encoder"
     assert found["spacy-biolm.QACorpus.v1"] == "spacy_biolm.corpora.qa"
     assert all(module.startswith("spacy_biolm.") for module in found.values())
+
+
+def test_length_sorted_transformer_model_resolves_without_import(tmp_path):
+    code = ("import sys, spacy; assert 'spacy_biolm' not in sys.modules; "
+            "print(spacy.registry.architectures.get('spacy-biolm.LengthSortedTransformerModel.v1').__module__)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "spacy_biolm.encoders.length_sorted"

@@ -1,0 +1,223 @@
+"""A spacy-transformers TransformerModel whose prediction pass wastes no time on padding.
+
+spacy-transformers pads every window of a sub-batch to the longest one. On sentence-level
+biomedical corpora (NCBI-disease test: 3 to 106 tokens a sentence) half of the padded
+wordpieces of a batch of 64 sentences are padding, and a tiny encoder's forward pass is the
+bulk of the pipeline's time, so the pipeline runs at about half the speed the encoder allows.
+Here, when predicting, the windows are tokenised as before, then sorted by wordpiece length and
+run through the encoder in chunks of at most ``max_batch_tokens`` padded wordpieces; the outputs
+are put back in the original order, padded as spacy-transformers pads them, so everything
+downstream (alignment, ``doc._.trf_data``, listeners, serialisation) is unchanged.
+
+Building the model also makes forked workers (``nlp.pipe(n_process=...)``) single-threaded in torch:
+see ``forking.py``.
+
+Training (``is_train=True``) takes spacy-transformers' own forward pass untouched, so gradients and
+learning are exactly those of ``spacy-transformers.TransformerModel.v3``. The model object *is* a
+TransformerModel (same layers, weights and attributes): pipelines save and load as before.
+
+Import-light: spacy-transformers (and with it transformers) is imported when a model is built.
+"""
+
+from typing import Callable, List, Sequence
+
+import numpy
+
+# Outputs with one row per wordpiece; any other output has one row per window.
+_PER_WORDPIECE = ("last_hidden_state", "hidden_states")
+# The fixed cost of one encoder call (Python, framework, kernel launches), in wordpieces of
+# compute: measured on CPU for the tiny encoder, a call costs about as much as 30-60 wordpieces.
+CALL_COST_WORDPIECES = 64
+
+__all__ = ["create_length_sorted_transformer_model", "length_sorted_chunks", "length_sorted_forward"]
+
+
+def create_length_sorted_transformer_model(
+    name: str,
+    get_spans: Callable,
+    tokenizer_config: dict = {},
+    transformer_config: dict = {},
+    mixed_precision: bool = False,
+    grad_scaler_config: dict = {},
+    max_batch_tokens: int = 2048,
+):
+    """``spacy-transformers.TransformerModel.v3`` with length-sorted prediction batches.
+
+    Registered as ``spacy-biolm.LengthSortedTransformerModel.v1``. The arguments are those of
+    TransformerModel.v3, plus:
+
+    max_batch_tokens (int): at prediction time, the windows of a batch run through the encoder
+        sorted by wordpiece length, in chunks of at most this many wordpieces *including padding*
+        (a window longer than that runs alone). 0 turns sorting off (TransformerModel.v3's pass).
+    """
+    from spacy_transformers.architectures import create_TransformerModel_v3
+
+    if max_batch_tokens < 0:
+        raise ValueError(f"max_batch_tokens must be >= 0 (0 turns sorting off), got {max_batch_tokens}")
+    if transformer_config.get("output_attentions"):
+        # Attention maps are (windows, heads, length, length): re-padding them is not supported.
+        raise ValueError("spacy-biolm.LengthSortedTransformerModel.v1 does not return attentions "
+                         "(transformer_config.output_attentions); use spacy-transformers.TransformerModel.v3")
+    from .forking import single_threaded_torch_after_fork
+
+    single_threaded_torch_after_fork()  # nlp.pipe(n_process=...) would hang after a 2-thread run
+    model = create_TransformerModel_v3(name, get_spans, tokenizer_config, transformer_config,
+                                       mixed_precision, grad_scaler_config)
+    model.attrs["max_batch_tokens"] = max_batch_tokens
+    model._func = length_sorted_forward  # same object, another forward: nothing else changes
+    return model
+
+
+def length_sorted_chunks(lengths: Sequence[int], max_batch_tokens: int,
+                         call_cost: int = CALL_COST_WORDPIECES) -> List[numpy.ndarray]:
+    """Row indices grouped into chunks of rows of similar length, longest first, each chunk's
+    padded size (its longest row times its number of rows) at most max_batch_tokens; a row longer
+    than that makes a chunk of its own. Every row appears in exactly one chunk.
+
+    Among such splits of the length-sorted rows, the one with the least padded wordpieces plus
+    ``call_cost`` per chunk (the fixed cost of one encoder call, in wordpieces) is chosen by
+    dynamic programming over the sorted rows.
+    """
+    lengths = numpy.asarray(lengths, dtype=numpy.int64)
+    order = numpy.argsort(-lengths, kind="stable")
+    longest = numpy.maximum(lengths[order], 1)  # a chunk starting at row i pads to longest[i]
+    n = len(order)
+    best = numpy.zeros(n + 1, dtype=numpy.float64)  # best[j]: cheapest split of the first j rows
+    start_of = numpy.zeros(n + 1, dtype=numpy.int64)
+    for end in range(1, n + 1):
+        starts = numpy.arange(max(0, end - max(1, max_batch_tokens)), end)
+        padded = longest[starts] * (end - starts)
+        allowed = (padded <= max_batch_tokens) | (starts == end - 1)
+        cost = numpy.where(allowed, best[starts] + padded + call_cost, numpy.inf)
+        pick = int(numpy.argmin(cost))
+        best[end], start_of[end] = cost[pick], starts[pick]
+    chunks, end = [], n
+    while end > 0:
+        chunks.append(order[start_of[end]:end])
+        end = int(start_of[end])
+    return chunks[::-1]
+
+
+def length_sorted_forward(model, docs, is_train: bool):
+    """TransformerModel's forward; when predicting, the encoder sees length-sorted chunks."""
+    from spacy_transformers.layers.transformer_model import forward
+
+    budget = model.attrs.get("max_batch_tokens", 0)
+    if is_train or budget <= 0:
+        return forward(model, docs, is_train)
+    from spacy_transformers.align import get_alignment, get_alignment_via_offset_mapping
+    from spacy_transformers.data_classes import FullTransformerBatch
+    from spacy_transformers.truncate import truncate_oversize_splits
+    from spacy_transformers.util import maybe_flush_pytorch_cache
+
+    # As the stock pass does: it draws from `random` even at chance 0, and skipping the draw would
+    # shift the random stream of a training run (evaluations run this pass) off the stock one's.
+    maybe_flush_pytorch_cache(chance=model.attrs.get("flush_cache_chance", 0))
+    tokenizer = model.tokenizer
+    nested_spans = model.attrs["get_spans"](docs)
+    flat_spans = [span for doc_spans in nested_spans for span in doc_spans]
+    batch_encoding, wordpieces = _tokenize(tokenizer, [span.text for span in flat_spans])
+    if "offset_mapping" in batch_encoding:
+        align = get_alignment_via_offset_mapping(flat_spans, batch_encoding["offset_mapping"])
+    else:
+        align = get_alignment(flat_spans, wordpieces.strings, tokenizer.all_special_tokens)
+    wordpieces, align = truncate_oversize_splits(wordpieces, align, tokenizer.model_max_length)
+    model_output = _predict_sorted(model.layers[0], wordpieces, budget)
+    output = FullTransformerBatch(spans=nested_spans, wordpieces=wordpieces, model_output=model_output, align=align)
+
+    def backprop(d_output):
+        raise ValueError("length-sorted prediction has no backward pass (it runs with is_train=False only)")
+
+    return output, backprop
+
+
+def _tokenize(tokenizer, texts):
+    """spacy-transformers' huggingface_tokenize + WordpieceBatch.from_batch_encoding, with the
+    wordpiece strings of a fast tokenizer taken from its encodings (already built in Rust) instead
+    of one Python id-to-token lookup per wordpiece."""
+    from spacy_transformers.data_classes import WordpieceBatch
+    from spacy_transformers.layers.transformer_model import huggingface_tokenize
+    from transformers import PreTrainedTokenizerFast
+
+    if not isinstance(tokenizer, PreTrainedTokenizerFast):
+        batch_encoding = huggingface_tokenize(tokenizer, texts)
+        return batch_encoding, WordpieceBatch.from_batch_encoding(batch_encoding)
+    batch_encoding = tokenizer(texts, add_special_tokens=True, return_attention_mask=True,
+                               return_offsets_mapping=True, return_tensors="np", return_token_type_ids=None,
+                               padding="longest")
+    attention_mask = batch_encoding["attention_mask"].astype("float32")
+    token_type_ids = batch_encoding.get("token_type_ids")
+    wordpieces = WordpieceBatch(
+        strings=[encoding.tokens for encoding in batch_encoding.encodings],
+        input_ids=batch_encoding["input_ids"],
+        attention_mask=attention_mask,
+        lengths=attention_mask.sum(axis=1).astype(int).tolist(),
+        token_type_ids=token_type_ids,
+    )
+    return batch_encoding, wordpieces
+
+
+def _predict_sorted(transformer, wordpieces, budget: int):
+    """Run the encoder on length-sorted row chunks; reassemble outputs in the original row order
+    and padding."""
+    import torch
+
+    shim = transformer.shims[0]
+    hf_model = shim._model
+    n_rows, width = wordpieces.input_ids.shape
+    lengths = numpy.asarray(wordpieces.attention_mask).sum(axis=1).astype(numpy.int64)
+    assembled, output_type = {}, None
+    was_training = hf_model.training
+    hf_model.eval()
+    try:
+        # The HF model called directly under inference_mode, as one would call it by hand: the
+        # thinc shim's per-call mode switches, no_grad and autocast contexts cost ~3% on a tiny
+        # encoder. Mixed precision keeps the shim's autocast.
+        with torch.inference_mode():
+            for rows in length_sorted_chunks(lengths, budget):
+                length = max(int(lengths[rows].max()), 1)
+                out = _run_chunk(transformer, shim, wordpieces, rows, length)
+                output_type = type(out)
+                _scatter(assembled, out, torch.as_tensor(rows, dtype=torch.long), length, n_rows, width)
+    finally:
+        hf_model.train(was_training)
+    fields = {key: tuple(parts) if key == "hidden_states" else parts[0] for key, parts in assembled.items()}
+    return output_type(**fields)
+
+
+def _run_chunk(transformer, shim, wordpieces, rows, length: int):
+    from spacy_transformers.data_classes import WordpieceBatch
+    from thinc.api import xp2torch
+
+    chunk = WordpieceBatch(
+        strings=[wordpieces.strings[i] for i in rows],
+        input_ids=wordpieces.input_ids[rows, :length],
+        attention_mask=wordpieces.attention_mask[rows, :length],
+        lengths=[wordpieces.lengths[i] for i in rows],
+        token_type_ids=None if wordpieces.token_type_ids is None else wordpieces.token_type_ids[rows, :length],
+    )
+    if shim._mixed_precision:
+        return transformer.predict(chunk)
+    device = shim.device
+    inputs = {"input_ids": xp2torch(chunk.input_ids, device=device),
+              "attention_mask": xp2torch(chunk.attention_mask, device=device)}
+    if chunk.token_type_ids is not None:
+        inputs["token_type_ids"] = xp2torch(chunk.token_type_ids, device=device)
+    return shim._model(**inputs)
+
+
+def _scatter(assembled: dict, out, index, length: int, n_rows: int, width: int) -> None:
+    """Write one chunk's outputs into the full-batch outputs at rows ``index``."""
+    for key, value in out.items():
+        parts = value if isinstance(value, tuple) else (value,)
+        targets = assembled.setdefault(key, [None] * len(parts))
+        by_position = key in _PER_WORDPIECE
+        for i, part in enumerate(parts):
+            if targets[i] is None:
+                # Positions past a chunk's longest row stay zero (padding: never read).
+                shape = (n_rows, width, *part.shape[2:]) if by_position else (n_rows, *part.shape[1:])
+                targets[i] = part.new_zeros(shape)
+            if by_position:
+                targets[i][index, :length] = part
+            else:  # one vector per window (e.g. BERT's pooler_output)
+                targets[i][index] = part

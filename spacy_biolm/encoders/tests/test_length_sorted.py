@@ -1,0 +1,117 @@
+"""spacy-biolm.LengthSortedTransformerModel.v1: the same outputs as TransformerModel.v3 with less
+padding, training untouched, and pipelines that save and load with the setting."""
+
+from pathlib import Path
+
+import numpy
+import pytest
+import spacy
+from spacy.training import Example
+from thinc.api import Adam
+
+from spacy_biolm.encoders.length_sorted import length_sorted_chunks, length_sorted_forward
+
+REPO = Path(__file__).resolve().parents[3]
+TEXTS = [
+    "BRCA1 is a gene .",
+    "",
+    "Germline mutations in BRCA1 cause hereditary breast cancer and ovarian cancer in the family of the patient .",
+    "TP53 .",
+    " ".join(["Which drug treats cancer ?"] * 60),  # 300 tokens: several windows of 128
+    "Is tamoxifen a drug ?",
+]
+
+
+def test_chunks_minimise_padding_plus_calls_within_the_budget():
+    # Sorted: 10 (row 0), 9 (row 2), 3 (row 1), 2 (row 3). With 64 wordpieces a call, two chunks
+    # (10+9 padded to 20, 3+2 padded to 6) beat three ({10}, {9,3,2}: 10 + 27) and four.
+    chunks = length_sorted_chunks([10, 3, 9, 2], max_batch_tokens=20, call_cost=64)
+    assert [c.tolist() for c in chunks] == [[0, 2], [1, 3]]
+    # Calls for free: no padding at all, one row per chunk.
+    assert [c.tolist() for c in length_sorted_chunks([10, 3, 9, 2], 20, call_cost=0)] == [[0], [2], [1], [3]]
+    # A row longer than the budget runs alone; the others still share chunks within the budget.
+    lengths = [50, 4, 4, 4, 4, 4]
+    chunks = length_sorted_chunks(lengths, max_batch_tokens=12, call_cost=64)
+    assert chunks[0].tolist() == [0]
+    assert all(max(lengths[i] for i in c) * len(c) <= 12 for c in chunks[1:])
+    assert sorted(i for c in chunks for i in c) == list(range(len(lengths)))
+    assert length_sorted_chunks([], 100) == []
+
+
+def _pipeline(encoder, **model_settings):
+    """configs/ner.cfg on ``encoder``, with ``model_settings`` for the transformer's model."""
+    config = spacy.util.load_config(REPO / "configs" / "ner.cfg", overrides={"paths.encoder": str(encoder)},
+                                    interpolate=True)
+    config["components"]["transformer"]["model"].update(model_settings)
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
+    gold = nlp.make_doc("Germline mutations in BRCA1 cause hereditary breast cancer .")
+    gold.ents = [gold.char_span(34, 58, label="Disease")]
+    nlp.initialize(lambda: [Example(nlp.make_doc(gold.text), gold)])
+    return nlp
+
+
+@pytest.fixture(scope="module")
+def nlp(tiny_qa_encoder):
+    return _pipeline(tiny_qa_encoder)
+
+
+def _outputs(nlp, texts):
+    docs = list(nlp.pipe(texts))
+    # An empty Doc gets spacy-transformers' empty TransformerData (no outputs at all).
+    return docs, [d._.trf_data.model_output.get("last_hidden_state", numpy.zeros(0)) for d in docs]
+
+
+def test_sorted_prediction_equals_the_stock_forward(nlp):
+    model = nlp.get_pipe("transformer").model
+    assert model._func is length_sorted_forward and model.attrs["max_batch_tokens"] == 2048
+    model.attrs["max_batch_tokens"] = 40  # tiny chunks: several calls per batch
+    sorted_docs, sorted_hidden = _outputs(nlp, TEXTS)
+    model.attrs["max_batch_tokens"] = 0  # TransformerModel.v3's own pass
+    stock_docs, stock_hidden = _outputs(nlp, TEXTS)
+    model.attrs["max_batch_tokens"] = 2048
+    for a, b, doc in zip(sorted_hidden, stock_hidden, stock_docs):
+        assert a.shape == b.shape
+        # Real wordpieces agree; padding positions differ (nothing reads them).
+        for row, length in enumerate(doc._.trf_data.wordpieces.lengths if len(doc) else []):
+            assert numpy.abs(a[row, :length] - b[row, :length]).max() < 1e-4
+    for s, t in zip(sorted_docs, stock_docs):
+        assert s._.trf_data.align.lengths.tolist() == t._.trf_data.align.lengths.tolist()
+        assert s._.trf_data.align.data.tolist() == t._.trf_data.align.data.tolist()
+        sw, tw = s._.trf_data.wordpieces, t._.trf_data.wordpieces
+        assert sw.strings == tw.strings and sw.lengths == tw.lengths
+        assert (sw.input_ids == tw.input_ids).all() and (sw.attention_mask == tw.attention_mask).all()
+        assert [(e.start, e.end, e.label_) for e in s.ents] == [(e.start, e.end, e.label_) for e in t.ents]
+    long_doc = sorted_docs[4]
+    assert len(long_doc._.trf_data.wordpieces) > 2  # several windows, each one a row
+
+
+def test_training_updates_and_the_setting_survives_save_and_load(nlp, tmp_path):
+    gold = nlp.make_doc("Germline mutations in BRCA1 cause hereditary breast cancer .")
+    gold.ents = [gold.char_span(34, 58, label="Disease")]
+    before = nlp.get_pipe("transformer").model.transformer.embeddings.word_embeddings.weight.detach().clone()
+    optimizer = Adam(0.01)  # the config's schedule starts at 0
+    for _ in range(2):  # spacy-transformers applies the encoder's gradients from the 2nd update on
+        losses = nlp.update([Example(nlp.make_doc(gold.text), gold)], sgd=optimizer)
+    assert losses["ner"] > 0 and losses["transformer"] > 0
+    after = nlp.get_pipe("transformer").model.transformer.embeddings.word_embeddings.weight
+    assert (after - before).abs().max() > 0  # gradients reached the encoder
+
+    nlp.to_disk(tmp_path / "nlp")
+    loaded = spacy.load(tmp_path / "nlp")
+    model = loaded.get_pipe("transformer").model
+    assert model._func is length_sorted_forward and model.attrs["max_batch_tokens"] == 2048
+    _, original = _outputs(nlp, TEXTS[:3])
+    _, reloaded = _outputs(loaded, TEXTS[:3])
+    assert all(numpy.abs(a - b).max() < 1e-5 for a, b in zip(original, reloaded) if a.size)
+
+
+def test_hidden_states_are_reassembled_and_attentions_refused(tiny_qa_encoder):
+    nlp = _pipeline(tiny_qa_encoder, transformer_config={"output_hidden_states": True}, max_batch_tokens=40)
+    doc = list(nlp.pipe(TEXTS))[2]
+    output = doc._.trf_data.model_output
+    assert len(output.hidden_states) == 3  # embeddings + 2 layers
+    assert numpy.abs(output.hidden_states[-1] - output.last_hidden_state).max() < 1e-6
+    with pytest.raises(ValueError, match="output_attentions"):
+        _pipeline(tiny_qa_encoder, transformer_config={"output_attentions": True})
+    with pytest.raises(ValueError, match="max_batch_tokens"):
+        _pipeline(tiny_qa_encoder, max_batch_tokens=-1)
