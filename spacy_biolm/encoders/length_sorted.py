@@ -29,7 +29,12 @@ _PER_WORDPIECE = ("last_hidden_state", "hidden_states")
 # compute: measured on CPU for the tiny encoder, a call costs about as much as 30-60 wordpieces.
 CALL_COST_WORDPIECES = 64
 
-__all__ = ["create_length_sorted_transformer_model", "length_sorted_chunks", "length_sorted_forward"]
+__all__ = [
+    "create_length_sorted_transformer_model",
+    "create_length_sorted_tok2vec_transformer",
+    "length_sorted_chunks",
+    "length_sorted_forward",
+]
 
 
 def create_length_sorted_transformer_model(
@@ -64,8 +69,43 @@ def create_length_sorted_transformer_model(
     model = create_TransformerModel_v3(name, get_spans, tokenizer_config, transformer_config,
                                        mixed_precision, grad_scaler_config)
     model.attrs["max_batch_tokens"] = max_batch_tokens
+    # `replace_listeners` (e.g. sourcing a listening ner into another pipeline) rebuilds the
+    # listener from this config: keep the length-sorted architecture and its setting there.
+    model.attrs["replace_listener_cfg"] = _replace_listener_cfg
     model._func = length_sorted_forward  # same object, another forward: nothing else changes
     return model
+
+
+def create_length_sorted_tok2vec_transformer(
+    name: str,
+    get_spans: Callable,
+    tokenizer_config: dict,
+    pooling,
+    grad_factor: float = 1.0,
+    transformer_config: dict = {},
+    mixed_precision: bool = False,
+    grad_scaler_config: dict = {},
+    max_batch_tokens: int = 2048,
+):
+    """``spacy-transformers.Tok2VecTransformer.v3`` built on the length-sorted transformer model: a
+    component's own encoder, as a listener of ``spacy-biolm.LengthSortedTransformerModel.v1``
+    becomes after ``replace_listeners``. Registered as ``spacy-biolm.LengthSortedTok2VecTransformer.v1``."""
+    from spacy_transformers.layers import split_trf_batch, trfs2arrays
+    from thinc.api import chain
+
+    transformer = create_length_sorted_transformer_model(name, get_spans, tokenizer_config, transformer_config,
+                                                         mixed_precision, grad_scaler_config, max_batch_tokens)
+    # A chain of a chain, as spacy-transformers builds it, to match a replaced listener's structure.
+    return chain(chain(transformer, split_trf_batch()), trfs2arrays(pooling, grad_factor))
+
+
+def _replace_listener_cfg(tok2vec_model_cfg: dict, listener_model_cfg: dict) -> dict:
+    from spacy_transformers.layers._util import replace_listener_cfg
+
+    result = replace_listener_cfg(tok2vec_model_cfg, listener_model_cfg)
+    if result["@architectures"] == "spacy-transformers.Tok2VecTransformer.v3":
+        result["@architectures"] = "spacy-biolm.LengthSortedTok2VecTransformer.v1"
+    return result
 
 
 def length_sorted_chunks(lengths: Sequence[int], max_batch_tokens: int,

@@ -87,8 +87,9 @@ print(json.dumps(found))
 
 
 def test_length_sorted_transformer_model_resolves_without_import(tmp_path):
-    code = ("import sys, spacy; assert 'spacy_biolm' not in sys.modules; "
-            "print(spacy.registry.architectures.get('spacy-biolm.LengthSortedTransformerModel.v1').__module__)")
+    code = ("import sys, spacy; assert 'spacy_biolm' not in sys.modules; get = spacy.registry.architectures.get; "
+            "print(get('spacy-biolm.LengthSortedTransformerModel.v1').__module__, "
+            "get('spacy-biolm.LengthSortedTok2VecTransformer.v1').__module__)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "spacy_biolm.encoders.length_sorted"
+    assert result.stdout.split() == ["spacy_biolm.encoders.length_sorted"] * 2

@@ -105,6 +105,24 @@ def test_training_updates_and_the_setting_survives_save_and_load(nlp, tmp_path):
     assert all(numpy.abs(a - b).max() < 1e-5 for a, b in zip(original, reloaded) if a.size)
 
 
+def test_a_sourced_listener_gets_its_own_length_sorted_encoder(nlp, tmp_path):
+    # As configs/release.cfg sources ner_gene: replace_listeners gives the ner its own encoder,
+    # which must keep the length-sorted architecture and save, load and predict as before.
+    nlp.to_disk(tmp_path / "source")
+    source = spacy.load(tmp_path / "source")
+    source.replace_listeners("transformer", "ner", ["model.tok2vec"])
+    tok2vec_cfg = source.config["components"]["ner"]["model"]["tok2vec"]
+    assert tok2vec_cfg["@architectures"] == "spacy-biolm.LengthSortedTok2VecTransformer.v1"
+    assert tok2vec_cfg["max_batch_tokens"] == 2048
+    source.remove_pipe("transformer")
+    source.to_disk(tmp_path / "own")
+    loaded = spacy.load(tmp_path / "own")
+    assert loaded.pipe_names == ["ner"]
+    docs = list(loaded.pipe(TEXTS[:3]))
+    assert [[(e.start, e.end, e.label_) for e in d.ents] for d in docs] == \
+        [[(e.start, e.end, e.label_) for e in d.ents] for d in nlp.pipe(TEXTS[:3])]
+
+
 def test_hidden_states_are_reassembled_and_attentions_refused(tiny_qa_encoder):
     nlp = _pipeline(tiny_qa_encoder, transformer_config={"output_hidden_states": True}, max_batch_tokens=40)
     doc = list(nlp.pipe(TEXTS))[2]
