@@ -44,6 +44,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from process_memory import proc_status_mib
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # The timed runs tokenise before the n_process fork and the memory subprocesses: keep HF tokenizers
 # single-threaded so that the forks neither warn nor change what is timed.
@@ -220,18 +222,9 @@ def child_main(args) -> None:
         if args.child == "pipeline_stock":
             set_batching(nlp, **STOCK)
         work = lambda: list(nlp.pipe(texts))  # noqa: E731
-    loaded = memory_mib("VmRSS")
+    loaded = proc_status_mib("VmRSS")
     work()
-    print(json.dumps({"loaded_rss_mib": round(loaded, 1), "peak_rss_mib": round(memory_mib("VmHWM"), 1)}))
-
-
-def memory_mib(field: str) -> float:
-    """VmRSS (now) or VmHWM (peak) of this process. Not ru_maxrss: Linux carries that over from
-    the parent through fork and exec, so a child of a big process would report the parent's peak."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError(f"/proc/self/status has no {field}")
+    print(json.dumps({"loaded_rss_mib": round(loaded, 1), "peak_rss_mib": round(proc_status_mib("VmHWM"), 1)}))
 
 
 def measure_memory(args, workdir: Path, name: str) -> dict:

@@ -33,6 +33,7 @@ import torch
 from torch.nn import functional as F
 
 from pretraining_inputs import ROOT, add_pretraining_inputs, check_pretraining_inputs
+from process_memory import proc_status_mib
 RESULTS = ROOT / "benchmarks" / "results"
 
 
@@ -200,24 +201,14 @@ def only(args) -> None:
         torch.cuda.reset_peak_memory_stats()
         before = torch.cuda.memory_allocated() / 2**20
     else:
-        before = _proc_status_mib("VmRSS")
+        before = proc_status_mib("VmRSS")
     for step in range(args.steps):
         side.step(step)
     if device.type == "cuda":
         peak = torch.cuda.max_memory_allocated() / 2**20
     else:
-        # VmHWM, not getrusage: ru_maxrss survives exec and would report the parent's size.
-        peak = _proc_status_mib("VmHWM")
+        peak = proc_status_mib("VmHWM")
     print(json.dumps({"peak_mib": round(peak, 1), "before_steps_mib": round(before, 1)}))
-
-
-def _proc_status_mib(field: str) -> float:
-    """A memory field of /proc/self/status (Linux), in MiB."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError(f"{field} not in /proc/self/status: CPU memory is measured on Linux only")
 
 
 def main(argv=None) -> Dict:

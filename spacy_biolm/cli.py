@@ -142,12 +142,12 @@ def convert_splits_cli(
     """Convert the train/devel/test splits of one NER corpus to DocBins."""
     from .corpora.conll import convert_ner
 
+    renames = _label_map(relabel)
     for split in ("train", "devel", "test"):
         source = input_dir / f"{split}.tsv"
         if not source.is_file():
             raise typer.BadParameter(f"{source} is missing; expected train.tsv, devel.tsv and test.tsv")
-        stats = convert_ner(source, output_dir / f"{split}.spacy", scheme=scheme, label=label,
-                            relabel=_label_map(relabel))
+        stats = convert_ner(source, output_dir / f"{split}.spacy", scheme=scheme, label=label, relabel=renames)
         msg.good(f"{source} -> {output_dir / f'{split}.spacy'}: {json.dumps(stats)}")
 
 
@@ -410,9 +410,10 @@ def release_meta_cli(
     meta = release_meta(json.loads(base_meta.read_text(encoding="utf8")), rows)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(meta, indent=2), encoding="utf8")
+    markdown = release_table(rows)
     if table:
-        table.write_text(release_table(rows), encoding="utf8")
-    print(release_table(rows))
+        table.write_text(markdown, encoding="utf8")
+    print(markdown)
 
 
 @app.command("convert-qa")

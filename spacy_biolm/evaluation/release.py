@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
+from .tables import markdown_table
+
 __all__ = ["RELEASE_METRICS", "release_rows", "release_table", "release_meta"]
 
 # component -> (what it does, its test set, [(metric key in the evaluation JSON, column title)])
@@ -40,22 +42,22 @@ def release_rows(metric_paths: Dict[str, Path]) -> List[Dict[str, object]]:
         if missing:
             raise KeyError(f"{path} has no {missing} (scores of {component!r}); it has {sorted(scores)}")
         rows.append({"component": component, "task": task, "test_set": test_set,
-                     "scores": {key: scores[key] for key, _ in metrics},
-                     "titles": dict(metrics)})
+                     "scores": {key: scores[key] for key, _ in metrics}})
     return rows
 
 
 def release_table(rows: Sequence[Dict[str, object]]) -> str:
     """Markdown table: component, task, test set, and its scores in percent (MRR as is)."""
-    lines = ["| component | task | test set | scores |", "|---|---|---|---|"]
+    table_rows = []
     for row in rows:
+        titles = dict(RELEASE_METRICS[row["component"]][2])
         shown = []
         for key, value in row["scores"].items():
-            title = row["titles"][key]
+            title = titles[key]
             text = "n/a" if value is None else (f"{value:.3f}" if title == "MRR" else f"{100 * value:.2f}")
             shown.append(f"{title} {text}")
-        lines.append(f"| `{row['component']}` | {row['task']} | {row['test_set']} | {', '.join(shown)} |")
-    return "\n".join(lines) + "\n"
+        table_rows.append([f"`{row['component']}`", row["task"], row["test_set"], ", ".join(shown)])
+    return markdown_table(["component", "task", "test set", "scores"], table_rows, numeric=False)
 
 
 def release_meta(base_meta: Dict[str, object], rows: Sequence[Dict[str, object]]) -> Dict[str, object]:

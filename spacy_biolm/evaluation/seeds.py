@@ -12,6 +12,8 @@ import math
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence
 
+from .tables import markdown_table
+
 __all__ = [
     "summarise",
     "format_mean_std",
@@ -55,9 +57,7 @@ def seeds_table(
     rows = [[f"{name} (ours, {n} seed{'s' if n != 1 else ''})"]
             + [format_mean_std(summary[k]["mean"], summary[k]["std"]) for k in metrics]]
     rows += paper_rows or []
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * len(metrics)) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
+    return markdown_table(header, rows)
 
 
 def datasets_table(
@@ -73,15 +73,15 @@ def datasets_table(
     the paper did not report shows a dash."""
     header = [row_title, "seeds"] + [f"{title} (ours)" for title in metrics.values()]
     header += [f"{title} F1 (paper)" for title in paper_models.values()]
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+    rows = []
     for dataset, result in results.items():
         summary = result["summary"]
         row = [dataset, str(next(iter(summary.values()))["n"])]
         row += [format_mean_std(summary[k]["mean"], summary[k]["std"]) for k in metrics]
         published = paper_scores.get(dataset, {})
         row += [f"{published[m][-1]:.2f}" if m in published else "–" for m in paper_models]
-        lines.append("| " + " | ".join(row) + " |")
-    return "\n".join(lines) + "\n"
+        rows.append(row)
+    return markdown_table(header, rows)
 
 
 def run_seeds(

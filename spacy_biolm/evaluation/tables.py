@@ -2,9 +2,17 @@
 
 import json
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-__all__ = ["ner_results_table", "paper_ner_rows", "paper_ner_scores"]
+__all__ = ["markdown_table", "ner_results_table", "paper_ner_rows", "paper_ner_scores"]
+
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]], numeric: bool = True) -> str:
+    """A Markdown table; with ``numeric``, every column but the first is right-aligned."""
+    align = "---:" if numeric else "---"
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + [align] * (len(header) - 1)) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
 
 
 def paper_ner_scores(paper_results: Path) -> Tuple[Dict[str, Dict[str, List[float]]], Dict[str, str]]:
@@ -40,11 +48,5 @@ def ner_results_table(
     if paper_results and Path(paper_results).is_file():
         rows.extend(row + [""] for row in paper_ner_rows(paper_results, dataset))
     header = ["model", "P", "R", "F1", "words/s (CPU)"]
-    lines = [
-        f"{dataset} test set, entity-level (exact span and type match), percent.",
-        "",
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|",
-    ]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
+    return (f"{dataset} test set, entity-level (exact span and type match), percent.\n\n"
+            + markdown_table(header, rows))
