@@ -32,7 +32,7 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..errors import CorpusFormatError
-from ..pipes.qa_doc import copy_question, make_question_doc, question_group, register_question_extensions
+from ..doc_data import copy_question, make_question_doc, question_group
 
 __all__ = [
     "QA_FORMATS",
@@ -347,7 +347,6 @@ class QACorpus:
         self.limit = limit
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
-        register_question_extensions()
         docs = DocBin().from_disk(self.path).get_docs(nlp.vocab)
         for count, reference in enumerate(docs, start=1):
             yield Example(question_copy(reference), reference)

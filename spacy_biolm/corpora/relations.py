@@ -43,7 +43,7 @@ from spacy.training import Example
 from spacy.util import get_words_and_spaces, registry
 
 from ..errors import CorpusFormatError
-from ..pipes.relation_extractor.data import Relation, get_relations, set_relations
+from ..doc_data import Relation, get_relations, set_relations
 
 __all__ = [
     "FORMATS",

@@ -10,10 +10,6 @@ from spacy.tokens import DocBin
 from spacy_biolm.corpora.qa import QACorpus, bioasq_question_id, convert_qa, read_qa_docs
 from spacy_biolm.errors import CorpusFormatError
 
-from ...pipes.qa_doc import register_question_extensions
-
-register_question_extensions()
-
 
 @pytest.fixture
 def nlp():

@@ -21,7 +21,7 @@ from spacy_biolm.pipes.answer_span.scorer import (
     squad_exact_match,
     squad_f1,
 )
-from spacy_biolm.pipes.qa_doc import MissingQuestionError
+from spacy_biolm.doc_data import MissingQuestionError
 
 QUESTION = "Which gene causes hereditary breast cancer ?"
 CONTEXT = "Germline mutations in BRCA1 cause hereditary breast cancer . " * 3 + "The TP53 gene is a tumour suppressor ."
