@@ -96,7 +96,7 @@ def test_dev_split_keeps_questions_whole(nlp, tmp_path):
 
 
 def test_our_training_sets_share_no_question_with_the_test_sets(tmp_path):
-    from tests.conftest import SHARED_DATA
+    from spacy_biolm.testing import SHARED_DATA
 
     if not SHARED_DATA.is_dir():
         pytest.skip("needs the corpus mirror in ../shared/data")

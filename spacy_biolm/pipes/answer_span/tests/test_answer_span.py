@@ -12,7 +12,7 @@ from spacy.tokens import SpanGroup
 from spacy.training import Example
 
 from spacy_biolm import make_question_doc
-from spacy_biolm.encoders.testing import make_qa_nlp, overfit
+from spacy_biolm.testing import make_qa_nlp, overfit
 from spacy_biolm.pipes.answer_span.decoding import decode_windows
 from spacy_biolm.pipes.answer_span.scorer import (
     bioasq_question_scores,
