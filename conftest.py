@@ -30,8 +30,8 @@ def tiny_qa_encoder(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def relation_encoder(tmp_path_factory) -> Path:
-    """A one-layer random ELECTRA whose domain vocabulary knows the relation placeholders
-    (``@GENE$``, ``@DISEASE$``, ``BC6ENTC``, ...)."""
+    """A one-layer random ELECTRA whose domain vocabulary is trained on sentences with the relation
+    placeholders (``@GENE$``, ``@DISEASE$``, ``BC6ENTC``, ...), so they tokenise without [UNK]."""
     return make_tiny_encoder(tmp_path_factory.mktemp("re_encoder"), vocab_sentences=RELATION_SENTENCES * 20,
                              vocab_size=120, layers=1, max_positions=256)
 

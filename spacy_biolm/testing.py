@@ -3,7 +3,7 @@ tiny-encoder builder, and QA pipeline builders.
 
 The pytest fixtures built on these live once, in the repository's root ``conftest.py``
 (``tiny_qa_encoder``, ``relation_encoder``, ``tiny_encoder``, ``bio_text``, ...). This module imports
-neither pytest nor torch at import time, so benchmarks and scripts can use it too.
+neither pytest nor transformers at import time, so benchmarks and scripts can use it too.
 
 The encoders are randomly initialised: the tests need the formats and the plumbing, not the quality.
 """
@@ -41,7 +41,7 @@ TINY_WORDS = (
     "is are not yes no protein TP53 disease tumour suppressor which Which drug treats tamoxifen"
 ).split()
 
-#: Text for a domain vocabulary that knows the relation corpora's placeholders as whole pieces.
+#: Text for a domain vocabulary trained on the relation corpora's placeholders and words.
 RELATION_SENTENCES = (
     "Mutations in @GENE$ cause @DISEASE$ in humans .",
     "No association of @GENE$ with @DISEASE$ was found .",
@@ -71,7 +71,7 @@ def make_tiny_encoder(
         character and its ``##`` continuation) in which any text tokenises. With them, a domain
         vocabulary trained on the sentences by ``train_vocab`` (``vocab_size`` pieces), as the
         pretraining step makes it: e.g. on :data:`RELATION_SENTENCES` the placeholders ``@GENE$``
-        and ``BC6ENTC`` become pieces of their own.
+        and ``BC6ENTC`` tokenise into pieces of that vocabulary, never ``[UNK]``.
     seed: torch's seed for the weights, so a fixture gives the same encoder in every session.
     """
     import torch
