@@ -7,6 +7,6 @@ so nothing here imports torch or transformers.
 __version__ = "0.1.0"
 __all__ = ["__version__"]
 
-from .pipes.qa_doc import make_question_doc  # noqa: E402  (spaCy only: keeps the package light)
+from .doc_data import make_question_doc  # noqa: E402  (spaCy only: keeps the package light)
 
 __all__ += ["make_question_doc"]

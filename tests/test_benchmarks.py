@@ -7,9 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from spacy_biolm.pretraining.tests.conftest import MICRO_CONFIG, write_bio_text
-
-from .conftest import REPO
+from spacy_biolm.testing import (
+    MICRO_PRETRAINING_CONFIG,
+    REPO,
+    disease_sentences,
+    make_tiny_encoder,
+    write_bio_text,
+    write_conll,
+)
 
 
 def _micro_inputs(tmp_path: Path):
@@ -19,7 +24,7 @@ def _micro_inputs(tmp_path: Path):
     vocab = tmp_path / "vocab"
     train_vocab([text], vocab, vocab_size=200)
     config = tmp_path / "micro.cfg"
-    config.write_text(MICRO_CONFIG.format(text=text, vocab=vocab), encoding="utf8")
+    config.write_text(MICRO_PRETRAINING_CONFIG.format(text=text, vocab=vocab), encoding="utf8")
     return config, text, vocab
 
 
@@ -63,9 +68,6 @@ def test_pretrain_memory_runs_a_corpus_and_its_tenfold(tmp_path):
 
 def test_inference_benchmark_reports_speed_memory_and_ratios(tmp_path):
     from spacy_biolm.corpora.conll import convert_ner
-    from spacy_biolm.encoders.testing import make_tiny_encoder
-
-    from .conftest import disease_sentences, write_conll
 
     encoder = make_tiny_encoder(tmp_path / "encoder")
     docs = tmp_path / "ner.spacy"

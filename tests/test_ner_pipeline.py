@@ -12,7 +12,7 @@ from spacy.cli.train import train
 
 from spacy_biolm.corpora.conll import convert_ner
 
-from .conftest import REPO, disease_sentences, write_conll
+from spacy_biolm.testing import REPO, disease_sentences, write_conll
 
 SENTENCE = "Germline mutations in BRCA1 cause hereditary breast cancer."
 

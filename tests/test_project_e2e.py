@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import REPO, SHARED, SHARED_DATA
+from spacy_biolm.testing import REPO, SHARED, SHARED_DATA
 
 pytestmark = [
     pytest.mark.slow,

@@ -253,13 +253,8 @@ def sentences_to_doc(
     )
 
 
-def conll_to_docs(
-    path: PathLike,
-    vocab: Vocab,
-    scheme: str = "auto",
-    label: str = "ENTITY",
-    n_sents: int = 1,
-) -> Iterator[Doc]:
+def conll_to_docs(path: PathLike, vocab: Vocab, scheme: str = "auto", label: str = "ENTITY",
+                  n_sents: int = 1) -> Iterator[Doc]:
     """Stream Docs from a CoNLL BIO NER file.
 
     Args:
@@ -273,19 +268,19 @@ def conll_to_docs(
         Docs whose words are the file's tokens separated by single spaces and whose ``doc.ents``
         come from the BIO tags.
     """
+    for _, doc in _docs_with_sentences(path, vocab, scheme, label, n_sents):
+        yield doc
+
+
+def _docs_with_sentences(path: PathLike, vocab: Vocab, scheme: str, label: str, n_sents: int):
+    """(sentences, Doc) for each Doc of :func:`conll_to_docs`: the converter counts the sentences."""
     sentences = read_conll_ner(path, scheme=scheme, label=label)
     for group in group_sentences(sentences, n_sents):
-        yield sentences_to_doc(vocab, group, set_sent_starts=n_sents > 1)
+        yield group, sentences_to_doc(vocab, group, set_sent_starts=n_sents > 1)
 
 
-def convert_ner(
-    input_path: PathLike,
-    output_path: PathLike,
-    scheme: str = "auto",
-    label: str = "ENTITY",
-    n_sents: int = 1,
-    relabel: Optional[Dict[str, str]] = None,
-) -> Dict[str, object]:
+def convert_ner(input_path: PathLike, output_path: PathLike, scheme: str = "auto", label: str = "ENTITY",
+                n_sents: int = 1, relabel: Optional[Dict[str, str]] = None) -> Dict[str, object]:
     """Convert a CoNLL BIO NER file into a spaCy ``DocBin`` (``.spacy``) file.
 
     Args:
@@ -308,9 +303,7 @@ def convert_ner(
     doc_bin = DocBin(store_user_data=False)
     stats = {"sentences": 0, "docs": 0, "tokens": 0, "entities": 0, "documents": 0}
     labels: Dict[str, int] = {}
-    sentences = read_conll_ner(input_path, scheme=scheme, label=label)
-    for group in group_sentences(sentences, n_sents):
-        doc = sentences_to_doc(vocab, group, set_sent_starts=n_sents > 1)
+    for group, doc in _docs_with_sentences(input_path, vocab, scheme, label, n_sents):
         if relabel:
             doc.ents = [Span(doc, e.start, e.end, label=relabel.get(e.label_, e.label_)) for e in doc.ents]
         doc_bin.add(doc)

@@ -32,7 +32,8 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..errors import CorpusFormatError
-from ..pipes.qa_doc import copy_question, make_question_doc, question_group, register_question_extensions
+from ..doc_data import copy_question, make_question_doc, question_group
+from .corpus_files import check_limit, existing_corpus_file, first, unannotated_copy
 
 __all__ = [
     "QA_FORMATS",
@@ -337,36 +338,14 @@ class QACorpus:
     """
 
     def __init__(self, path: Union[str, Path], limit: int = 0):
-        if path is None:
-            raise ValueError("QACorpus needs a path to a .spacy DocBin; got None")
-        self.path = Path(path)
-        if not self.path.is_file():
-            raise FileNotFoundError(f"QA DocBin not found: {self.path}")
-        if not isinstance(limit, int) or limit < 0:
-            raise ValueError(f"limit must be 0 (no limit) or a positive integer, got {limit!r}")
-        self.limit = limit
+        self.path = existing_corpus_file(path, "QACorpus", "QA DocBin")
+        self.limit = check_limit(limit)
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
-        register_question_extensions()
         docs = DocBin().from_disk(self.path).get_docs(nlp.vocab)
-        for count, reference in enumerate(docs, start=1):
-            yield Example(question_copy(reference), reference)
-            if count == self.limit:
-                break
-
-
-def question_copy(reference: Doc) -> Doc:
-    """The reference's words, spaces, sentence starts and question, without its annotation."""
-    sent_starts = None
-    if reference.has_annotation("SENT_START"):
-        sent_starts = [bool(token.is_sent_start) for token in reference]
-    doc = Doc(
-        reference.vocab,
-        words=[t.text for t in reference],
-        spaces=[bool(t.whitespace_) for t in reference],
-        sent_starts=sent_starts,
-    )
-    return copy_question(reference, doc)
+        for reference in first(docs, self.limit):
+            predicted = copy_question(reference, unannotated_copy(reference, keep_sentences=True))
+            yield Example(predicted, reference)
 
 
 @registry.readers("spacy-biolm.QACorpus.v1")

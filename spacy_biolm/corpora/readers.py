@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Union
 
 from spacy.language import Language
-from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
 from .conll import SCHEMES, _check_label, conll_to_docs
+from .corpus_files import check_limit, existing_corpus_file, first, unannotated_copy
 
 __all__ = ["ConllNerCorpus", "create_conll_ner_reader"]
 
@@ -33,43 +33,24 @@ class ConllNerCorpus:
         n_sents: int = 1,
         limit: int = 0,
     ):
-        if path is None:
-            raise ValueError("ConllNerCorpus needs a path to a CoNLL NER file; got None")
-        self.path = Path(path)
-        if not self.path.is_file():
-            raise FileNotFoundError(f"CoNLL NER file not found: {self.path}")
+        self.path = existing_corpus_file(path, "ConllNerCorpus", "CoNLL NER file")
         if scheme not in SCHEMES:
             raise ValueError(f"Unknown NER scheme {scheme!r}; expected one of {sorted(SCHEMES)}")
         _check_label(label)
         if not isinstance(n_sents, int) or n_sents < 1:
             raise ValueError(f"n_sents must be a positive integer, got {n_sents!r}")
-        if not isinstance(limit, int) or limit < 0:
-            raise ValueError(f"limit must be 0 (no limit) or a positive integer, got {limit!r}")
         self.scheme = scheme
         self.label = label
         self.n_sents = n_sents
-        self.limit = limit
+        self.limit = check_limit(limit)
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
         """Yield Examples whose predicted Doc has exactly the gold tokens (no tokenizer run)."""
         docs = conll_to_docs(
             self.path, nlp.vocab, scheme=self.scheme, label=self.label, n_sents=self.n_sents
         )
-        for count, reference in enumerate(docs, start=1):
-            yield Example(_unannotated_copy(reference), reference)
-            if count == self.limit:
-                break
-
-
-def _unannotated_copy(reference: Doc) -> Doc:
-    """A Doc with the reference's words and spaces but no annotation, for the pipeline to predict on.
-
-    Reusing the gold tokens (instead of ``nlp.make_doc(text)``) keeps the alignment one-to-one, so
-    no entity is lost or shifted by tokenizer differences.
-    """
-    words = [token.text for token in reference]
-    spaces = [bool(token.whitespace_) for token in reference]
-    return Doc(reference.vocab, words=words, spaces=spaces)
+        for reference in first(docs, self.limit):
+            yield Example(unannotated_copy(reference), reference)
 
 
 @registry.readers("spacy-biolm.ConllNerCorpus.v1")

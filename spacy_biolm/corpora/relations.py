@@ -43,7 +43,8 @@ from spacy.training import Example
 from spacy.util import get_words_and_spaces, registry
 
 from ..errors import CorpusFormatError
-from ..pipes.relation_extractor.data import Relation, get_relations, set_relations
+from ..doc_data import Relation, set_relations
+from .corpus_files import check_limit, existing_corpus_file, first, unannotated_copy
 
 __all__ = [
     "FORMATS",
@@ -151,6 +152,33 @@ def _add_doc(nlp, text, ents, relation_specs, stats: ConversionStats) -> Doc:
     return doc
 
 
+def _labelled_rows(
+    path: Path, header: Sequence[str], layouts: Dict[int, str], labels: Sequence[str], placeholders: Dict[str, str],
+    skip_invalid: bool, stats: ConversionStats,
+) -> Iterator[Tuple[int, str, str, List[Tuple[int, int, str]]]]:
+    """(line, sentence, label, entity spans) of each row of an anonymised relation TSV whose last
+    two fields are the sentence and its label; ``layouts`` names the fields of each accepted field
+    count (``{2: "sentence, label"}``), ``labels`` the accepted labels, ``placeholders`` the entities
+    each sentence must hold exactly once. A bad row raises CorpusFormatError naming ``path:line``, or with
+    ``skip_invalid`` is left out and recorded in ``stats.skipped``."""
+    expected = " or ".join(f"{count} ({names})" for count, names in layouts.items())
+    for line, fields in _rows(path, header=[list(header)]):
+        stats.rows += 1
+        try:
+            if len(fields) not in layouts:
+                raise CorpusFormatError(path, line, f"expected {expected} tab-separated fields, got {len(fields)}")
+            text, label = fields[-2], fields[-1].strip()
+            if label not in labels:
+                raise CorpusFormatError(path, line, f"label {label!r} is not one of {sorted(labels)}")
+            ents = _one_each(path, line, text, placeholders)
+        except CorpusFormatError as err:
+            if not skip_invalid:
+                raise
+            stats.skipped.append((line, err.reason))
+            continue
+        yield line, text, label, ents
+
+
 def read_biobert_re(
     path: PathLike, nlp: Language, positive_label: str = "ASSOCIATION", skip_invalid: bool = False,
     stats: Optional[ConversionStats] = None,
@@ -159,20 +187,10 @@ def read_biobert_re(
     ``positive_label`` relation gene -> disease for label 1, none for label 0."""
     path = Path(path)
     stats = stats if stats is not None else ConversionStats()
-    for line, fields in _rows(path, header=[["index", "sentence", "label"]]):
-        stats.rows += 1
-        try:
-            if len(fields) not in (2, 3):
-                raise CorpusFormatError(path, line, f"expected 2 (sentence, label) or 3 (index, sentence, label) tab-separated fields, got {len(fields)}")
-            text, label = fields[-2], fields[-1].strip()
-            if label not in ("0", "1"):
-                raise CorpusFormatError(path, line, f"label field must be 0 or 1, got {label!r}")
-            ents = _one_each(path, line, text, BIOBERT_PLACEHOLDERS)
-        except CorpusFormatError as err:
-            if not skip_invalid:
-                raise
-            stats.skipped.append((line, err.reason))
-            continue
+    layouts = {2: "sentence, label", 3: "index, sentence, label"}
+    rows = _labelled_rows(path, ["index", "sentence", "label"], layouts, ["0", "1"], BIOBERT_PLACEHOLDERS,
+                          skip_invalid, stats)
+    for _, text, label, ents in rows:
         gene = next(i for i, e in enumerate(ents) if e[2] == "GENE")
         disease = 1 - gene
         if label == "0":
@@ -189,22 +207,10 @@ def read_chemprot_tsv(
     the rows of one sentence become one Doc (see the module docstring)."""
     path = Path(path)
     stats = stats if stats is not None else ConversionStats()
-    allowed = set(CHEMPROT_LABELS) | {"False"}
     rows = []
-    for line, fields in _rows(path, header=[["sentence", "label"]]):
-        stats.rows += 1
-        try:
-            if len(fields) != 2:
-                raise CorpusFormatError(path, line, f"expected 2 tab-separated fields (sentence, label), got {len(fields)}")
-            text, label = fields[0], fields[1].strip()
-            if label not in allowed:
-                raise CorpusFormatError(path, line, f"label {label!r} is not one of {sorted(allowed)}")
-            ents = _one_each(path, line, text, CHEMPROT_PLACEHOLDERS)
-        except CorpusFormatError as err:
-            if not skip_invalid:
-                raise
-            stats.skipped.append((line, err.reason))
-            continue
+    labelled = _labelled_rows(path, ["sentence", "label"], {2: "sentence, label"}, [*CHEMPROT_LABELS, "False"],
+                              CHEMPROT_PLACEHOLDERS, skip_invalid, stats)
+    for line, text, label, ents in labelled:
         chem = next(i for i, e in enumerate(ents) if e[2] == "CHEMICAL")
         if label == "False":
             stats.negatives += 1
@@ -365,27 +371,17 @@ class RelationCorpus:
     be trained and evaluated on gold entities without an upstream ``ner``)."""
 
     def __init__(self, path: PathLike, gold_entities: bool = True, limit: int = 0):
-        if path is None:
-            raise ValueError("RelationCorpus needs the path of a DocBin made by `spacy-biolm convert-relations`")
-        self.path = Path(path)
-        if not self.path.is_file():
-            raise FileNotFoundError(f"relation corpus not found: {self.path}")
-        if not isinstance(limit, int) or limit < 0:
-            raise ValueError(f"limit must be 0 (no limit) or a positive integer, got {limit!r}")
+        self.path = existing_corpus_file(path, "RelationCorpus", "relation corpus")
         self.gold_entities = gold_entities
-        self.limit = limit
+        self.limit = check_limit(limit)
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
         docbin = DocBin(store_user_data=True).from_disk(self.path)
-        for count, reference in enumerate(docbin.get_docs(nlp.vocab), start=1):
-            words = [t.text for t in reference]
-            spaces = [bool(t.whitespace_) for t in reference]
-            predicted = Doc(nlp.vocab, words=words, spaces=spaces)
+        for reference in first(docbin.get_docs(nlp.vocab), self.limit):
+            predicted = unannotated_copy(reference)
             if self.gold_entities:
                 predicted.ents = [Span(predicted, e.start, e.end, label=e.label_) for e in reference.ents]
             yield Example(predicted, reference)
-            if count == self.limit:
-                break
 
 
 @registry.readers("spacy-biolm.RelationCorpus.v1")

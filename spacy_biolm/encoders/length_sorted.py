@@ -9,12 +9,23 @@ run through the encoder in chunks of at most ``max_batch_tokens`` padded wordpie
 are put back in the original order, padded as spacy-transformers pads them, so everything
 downstream (alignment, ``doc._.trf_data``, listeners, serialisation) is unchanged.
 
-Building the model also makes forked workers (``nlp.pipe(n_process=...)``) single-threaded in torch:
-see ``forking.py``.
+How it plugs in: nothing is patched, at import or later. The registered architecture
+``spacy-biolm.LengthSortedTransformerModel.v1`` builds spacy-transformers' own TransformerModel and
+hands it to :func:`with_length_sorted_prediction`, which gives that one model object another
+forward callback through thinc's public ``Model.replace_callbacks`` (as thinc's own ``with_debug``
+wraps a layer). spacy-transformers 1.4's TransformerModel fixes its forward in its constructor
+and takes none as an argument, and the Transformer pipe relies on that class and its layout (its
+``from_disk`` calls ``set_transformer`` on it, serialisation walks its HF shim), so the model
+stays a TransformerModel (same layers, weights and attributes) rather than being wrapped:
+pipelines save and load as before. Its ``replace_listener`` hook re-applies the length-sorted pass
+to the copy that ``nlp.replace_listeners`` makes, and its ``replace_listener_cfg`` hook writes
+``spacy-biolm.LengthSortedTok2VecTransformer.v1`` into the config, so a sourced listener keeps it.
 
 Training (``is_train=True``) takes spacy-transformers' own forward pass untouched, so gradients and
-learning are exactly those of ``spacy-transformers.TransformerModel.v3``. The model object *is* a
-TransformerModel (same layers, weights and attributes): pipelines save and load as before.
+learning are exactly those of ``spacy-transformers.TransformerModel.v3``.
+
+Building the model also makes forked workers (``nlp.pipe(n_process=...)``) single-threaded in torch:
+see ``forking.py``.
 
 Import-light: spacy-transformers (and with it transformers) is imported when a model is built.
 """
@@ -32,6 +43,7 @@ CALL_COST_WORDPIECES = 64
 __all__ = [
     "create_length_sorted_transformer_model",
     "create_length_sorted_tok2vec_transformer",
+    "with_length_sorted_prediction",
     "length_sorted_chunks",
     "length_sorted_forward",
 ]
@@ -57,23 +69,59 @@ def create_length_sorted_transformer_model(
     """
     from spacy_transformers.architectures import create_TransformerModel_v3
 
-    if max_batch_tokens < 0:
-        raise ValueError(f"max_batch_tokens must be >= 0 (0 turns sorting off), got {max_batch_tokens}")
     if transformer_config.get("output_attentions"):
         # Attention maps are (windows, heads, length, length): re-padding them is not supported.
         raise ValueError("spacy-biolm.LengthSortedTransformerModel.v1 does not return attentions "
                          "(transformer_config.output_attentions); use spacy-transformers.TransformerModel.v3")
+    _check_budget(max_batch_tokens)
+    model = create_TransformerModel_v3(name, get_spans, tokenizer_config, transformer_config,
+                                       mixed_precision, grad_scaler_config)
+    return with_length_sorted_prediction(model, max_batch_tokens, mixed_precision)
+
+
+def with_length_sorted_prediction(model, max_batch_tokens: int, mixed_precision: bool = False):
+    """Give a spacy-transformers ``TransformerModel`` the length-sorted prediction pass; returns
+    the same model object.
+
+    The model's forward becomes :func:`length_sorted_forward` (through thinc's
+    ``Model.replace_callbacks``; its init stays spacy-transformers' own), its attrs record
+    ``max_batch_tokens`` and ``mixed_precision``, and its ``replace_listener`` /
+    ``replace_listener_cfg`` hooks keep the pass for a listener that ``nlp.replace_listeners``
+    gives its own copy of the model. Forked workers are made single-threaded in torch.
+    """
+    _check_budget(max_batch_tokens)
     from .forking import single_threaded_torch_after_fork
 
     single_threaded_torch_after_fork()  # nlp.pipe(n_process=...) would hang after a 2-thread run
-    model = create_TransformerModel_v3(name, get_spans, tokenizer_config, transformer_config,
-                                       mixed_precision, grad_scaler_config)
     model.attrs["max_batch_tokens"] = max_batch_tokens
-    # `replace_listeners` (e.g. sourcing a listening ner into another pipeline) rebuilds the
-    # listener from this config: keep the length-sorted architecture and its setting there.
-    model.attrs["replace_listener_cfg"] = _replace_listener_cfg
-    model._func = length_sorted_forward  # same object, another forward: nothing else changes
+    model.attrs["mixed_precision"] = mixed_precision
+    # The stock hooks are kept and wrapped: what they do for a plain TransformerModel still happens.
+    # (spaCy counts a hook's parameters, so these are closures, not partials.)
+    stock_replace_listener = model.attrs["replace_listener"]
+    stock_replace_listener_cfg = model.attrs["replace_listener_cfg"]
+
+    def replace_listener(copied_model):
+        # ``nlp.replace_listeners`` copies the model (TransformerModel.copy() builds a plain one)
+        # and calls this hook on the copy: the copy predicts length-sorted too.
+        return stock_replace_listener(with_length_sorted_prediction(copied_model, max_batch_tokens, mixed_precision))
+
+    def replace_listener_cfg(tok2vec_model_cfg: dict, listener_model_cfg: dict) -> dict:
+        # The stock hook turns a TransformerModel config into a Tok2VecTransformer one (our
+        # architecture's name contains "TransformerModel", so it applies); keep ours instead.
+        result = stock_replace_listener_cfg(tok2vec_model_cfg, listener_model_cfg)
+        if result["@architectures"] == "spacy-transformers.Tok2VecTransformer.v3":
+            result["@architectures"] = "spacy-biolm.LengthSortedTok2VecTransformer.v1"
+        return result
+
+    model.attrs["replace_listener"] = replace_listener
+    model.attrs["replace_listener_cfg"] = replace_listener_cfg
+    model.replace_callbacks(length_sorted_forward, init=model.init)
     return model
+
+
+def _check_budget(max_batch_tokens: int) -> None:
+    if not isinstance(max_batch_tokens, int) or max_batch_tokens < 0:
+        raise ValueError(f"max_batch_tokens must be an integer >= 0 (0 turns sorting off), got {max_batch_tokens!r}")
 
 
 def create_length_sorted_tok2vec_transformer(
@@ -97,15 +145,6 @@ def create_length_sorted_tok2vec_transformer(
                                                          mixed_precision, grad_scaler_config, max_batch_tokens)
     # A chain of a chain, as spacy-transformers builds it, to match a replaced listener's structure.
     return chain(chain(transformer, split_trf_batch()), trfs2arrays(pooling, grad_factor))
-
-
-def _replace_listener_cfg(tok2vec_model_cfg: dict, listener_model_cfg: dict) -> dict:
-    from spacy_transformers.layers._util import replace_listener_cfg
-
-    result = replace_listener_cfg(tok2vec_model_cfg, listener_model_cfg)
-    if result["@architectures"] == "spacy-transformers.Tok2VecTransformer.v3":
-        result["@architectures"] = "spacy-biolm.LengthSortedTok2VecTransformer.v1"
-    return result
 
 
 def length_sorted_chunks(lengths: Sequence[int], max_batch_tokens: int,
@@ -162,7 +201,7 @@ def length_sorted_forward(model, docs, is_train: bool):
     else:
         align = get_alignment(flat_spans, wordpieces.strings, tokenizer.all_special_tokens)
     wordpieces, align = truncate_oversize_splits(wordpieces, align, tokenizer.model_max_length)
-    model_output = _predict_sorted(model.layers[0], wordpieces, budget)
+    model_output = _predict_sorted(model, wordpieces, budget)
     output = FullTransformerBatch(spans=nested_spans, wordpieces=wordpieces, model_output=model_output, align=align)
 
     def backprop(d_output):
@@ -197,13 +236,12 @@ def _tokenize(tokenizer, texts):
     return batch_encoding, wordpieces
 
 
-def _predict_sorted(transformer, wordpieces, budget: int):
+def _predict_sorted(model, wordpieces, budget: int):
     """Run the encoder on length-sorted row chunks; reassemble outputs in the original row order
     and padding."""
     import torch
 
-    shim = transformer.shims[0]
-    hf_model = shim._model
+    hf_model = model.transformer
     n_rows, width = wordpieces.input_ids.shape
     lengths = numpy.asarray(wordpieces.attention_mask).sum(axis=1).astype(numpy.int64)
     assembled, output_type = {}, None
@@ -216,7 +254,7 @@ def _predict_sorted(transformer, wordpieces, budget: int):
         with torch.inference_mode():
             for rows in length_sorted_chunks(lengths, budget):
                 length = max(int(lengths[rows].max()), 1)
-                out = _run_chunk(transformer, shim, wordpieces, rows, length)
+                out = _run_chunk(model, wordpieces, rows, length)
                 output_type = type(out)
                 _scatter(assembled, out, torch.as_tensor(rows, dtype=torch.long), length, n_rows, width)
     finally:
@@ -225,7 +263,7 @@ def _predict_sorted(transformer, wordpieces, budget: int):
     return output_type(**fields)
 
 
-def _run_chunk(transformer, shim, wordpieces, rows, length: int):
+def _run_chunk(model, wordpieces, rows, length: int):
     from spacy_transformers.data_classes import WordpieceBatch
     from thinc.api import xp2torch
 
@@ -236,14 +274,14 @@ def _run_chunk(transformer, shim, wordpieces, rows, length: int):
         lengths=[wordpieces.lengths[i] for i in rows],
         token_type_ids=None if wordpieces.token_type_ids is None else wordpieces.token_type_ids[rows, :length],
     )
-    if shim._mixed_precision:
-        return transformer.predict(chunk)
-    device = shim.device
-    inputs = {"input_ids": xp2torch(chunk.input_ids, device=device),
-              "attention_mask": xp2torch(chunk.attention_mask, device=device)}
+    if model.attrs.get("mixed_precision"):
+        return model.layers[0].predict(chunk)  # the HF wrapper, with its autocast
+    hf_model = model.transformer
+    inputs = {"input_ids": xp2torch(chunk.input_ids, device=hf_model.device),
+              "attention_mask": xp2torch(chunk.attention_mask, device=hf_model.device)}
     if chunk.token_type_ids is not None:
-        inputs["token_type_ids"] = xp2torch(chunk.token_type_ids, device=device)
-    return shim._model(**inputs)
+        inputs["token_type_ids"] = xp2torch(chunk.token_type_ids, device=hf_model.device)
+    return hf_model(**inputs)
 
 
 def _scatter(assembled: dict, out, index, length: int, n_rows: int, width: int) -> None:

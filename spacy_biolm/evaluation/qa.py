@@ -33,7 +33,7 @@ def evaluate_qa(nlp, data_path: Union[str, Path], batch_size: int = 16, limit: i
     from thinc.api import get_current_ops
 
     from ..corpora.qa import QACorpus
-    from ..pipes.qa_doc import question_group
+    from ..doc_data import question_group
 
     examples = list(QACorpus(data_path, limit=limit)(nlp))
     start = time.perf_counter()

@@ -17,7 +17,7 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import set_dropout_rate
 from thinc.api import Model, Optimizer
 
-from .qa_doc import get_question, register_question_extensions
+from ..doc_data import get_question
 
 __all__ = ["QAPipe", "PairClassifierPipe", "default_model", "softmax", "weighted_cross_entropy", "resolve_class_weights"]
 
@@ -26,7 +26,6 @@ class QAPipe(TrainablePipe):
     """Base class of the pair components; subclasses define the pairs, the loss and the output."""
 
     def __init__(self, vocab, model: Model, name: str, *, scorer: Optional[Callable] = None, **cfg: Any):
-        register_question_extensions()
         self.vocab = vocab
         self.model = model
         self.name = name

@@ -14,9 +14,7 @@ from spacy.vocab import Vocab
 from spacy_biolm.corpora.conll import ConllSentence, conll_to_docs, convert_ner, read_conll_ner
 from spacy_biolm.corpora.readers import create_conll_ner_reader
 from spacy_biolm.errors import CorpusFormatError
-
-# Repo root is parents[3] (tests -> corpora -> spacy_biolm -> repo); shared/ lies beside the repo.
-SHARED_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
+from spacy_biolm.testing import SHARED_DATA
 
 TYPED = (
     "Germline\tO\n"

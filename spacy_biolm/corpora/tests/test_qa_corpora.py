@@ -10,10 +10,6 @@ from spacy.tokens import DocBin
 from spacy_biolm.corpora.qa import QACorpus, bioasq_question_id, convert_qa, read_qa_docs
 from spacy_biolm.errors import CorpusFormatError
 
-from ...pipes.qa_doc import register_question_extensions
-
-register_question_extensions()
-
 
 @pytest.fixture
 def nlp():
@@ -100,7 +96,7 @@ def test_dev_split_keeps_questions_whole(nlp, tmp_path):
 
 
 def test_our_training_sets_share_no_question_with_the_test_sets(tmp_path):
-    from tests.conftest import SHARED_DATA
+    from spacy_biolm.testing import SHARED_DATA
 
     if not SHARED_DATA.is_dir():
         pytest.skip("needs the corpus mirror in ../shared/data")

@@ -84,7 +84,7 @@ def test_scibert_jsonl_markers_become_entities(tmp_path, nlp):
 @pytest.mark.parametrize("content,fmt,message", [
     ("A sentence with only @GENE$ in it.\t1\n", "biobert", r"bad\.tsv:1: expected each of .*@DISEASE\$ x0"),
     ("@GENE$ and @GENE$ with @DISEASE$.\t1\n", "biobert", r"bad\.tsv:1: .*@GENE\$ x2"),
-    ("@GENE$ causes @DISEASE$.\tyes\n", "biobert", r"bad\.tsv:1: label field must be 0 or 1"),
+    ("@GENE$ causes @DISEASE$.\tyes\n", "biobert", r"bad\.tsv:1: label 'yes' is not one of \['0', '1'\]"),
     ("sentence\tlabel\nBC6ENTC binds BC6ENTG.\tCPR:10\n", "chemprot", r"bad\.tsv:2: label 'CPR:10'"),
     ("sentence\tlabel\nCHEM binds BC6ENTG.\tFalse\n", "chemprot", r"bad\.tsv:2: expected each of .*BC6ENTC x0"),
 ])

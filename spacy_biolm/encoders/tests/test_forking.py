@@ -3,9 +3,8 @@ entities of n_process=1."""
 
 import subprocess
 import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[3]
+from spacy_biolm.testing import REPO
 
 SCRIPT = """
 import multiprocessing, os, sys

@@ -1,8 +1,6 @@
 """spacy-biolm.LengthSortedTransformerModel.v1: the same outputs as TransformerModel.v3 with less
 padding, training untouched, and pipelines that save and load with the setting."""
 
-from pathlib import Path
-
 import numpy
 import pytest
 import spacy
@@ -10,8 +8,8 @@ from spacy.training import Example
 from thinc.api import Adam
 
 from spacy_biolm.encoders.length_sorted import length_sorted_chunks, length_sorted_forward
+from spacy_biolm.testing import REPO
 
-REPO = Path(__file__).resolve().parents[3]
 TEXTS = [
     "BRCA1 is a gene .",
     "",
@@ -111,16 +109,20 @@ def test_a_sourced_listener_gets_its_own_length_sorted_encoder(nlp, tmp_path):
     nlp.to_disk(tmp_path / "source")
     source = spacy.load(tmp_path / "source")
     source.replace_listeners("transformer", "ner", ["model.tok2vec"])
+    # In memory already: the ner's own copy of the encoder predicts length-sorted.
+    (own,) = [node for node in source.get_pipe("ner").model.walk() if "get_spans" in node.attrs]
+    assert own._func is length_sorted_forward and own.attrs["max_batch_tokens"] == 2048
     tok2vec_cfg = source.config["components"]["ner"]["model"]["tok2vec"]
     assert tok2vec_cfg["@architectures"] == "spacy-biolm.LengthSortedTok2VecTransformer.v1"
     assert tok2vec_cfg["max_batch_tokens"] == 2048
     source.remove_pipe("transformer")
+    expected = [[(e.start, e.end, e.label_) for e in d.ents] for d in nlp.pipe(TEXTS[:3])]
+    assert [[(e.start, e.end, e.label_) for e in d.ents] for d in source.pipe(TEXTS[:3])] == expected
     source.to_disk(tmp_path / "own")
     loaded = spacy.load(tmp_path / "own")
     assert loaded.pipe_names == ["ner"]
     docs = list(loaded.pipe(TEXTS[:3]))
-    assert [[(e.start, e.end, e.label_) for e in d.ents] for d in docs] == \
-        [[(e.start, e.end, e.label_) for e in d.ents] for d in nlp.pipe(TEXTS[:3])]
+    assert [[(e.start, e.end, e.label_) for e in d.ents] for d in docs] == expected
 
 
 def test_hidden_states_are_reassembled_and_attentions_refused(tiny_qa_encoder):

@@ -32,7 +32,7 @@ def test_table_has_our_mean_std_row_then_the_papers():
 
 
 def test_two_seeds_train_score_and_resume(tmp_path):
-    from tests.conftest import REPO, disease_sentences, write_conll
+    from spacy_biolm.testing import REPO, disease_sentences, write_conll
 
     from spacy_biolm.corpora.conll import convert_ner
 

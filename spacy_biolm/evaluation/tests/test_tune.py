@@ -11,7 +11,7 @@ from spacy_biolm.evaluation.tune import load_space, tune
 
 @pytest.fixture
 def toy_data(tmp_path):
-    from tests.conftest import disease_sentences, write_conll
+    from spacy_biolm.testing import disease_sentences, write_conll
 
     from spacy_biolm.corpora.conll import convert_ner
 
@@ -23,7 +23,7 @@ def toy_data(tmp_path):
 
 
 def test_two_trials_then_resume_to_three(tmp_path, toy_data):
-    from tests.conftest import REPO
+    from spacy_biolm.testing import REPO
 
     space_file = tmp_path / "space.cfg"
     space_file.write_text("[space]\ntraining.max_steps = [2, 20]\ntraining.optimizer.learn_rate.initial_rate = [0.001, 0.002]\n")
@@ -50,7 +50,7 @@ def test_two_trials_then_resume_to_three(tmp_path, toy_data):
 
 
 def test_space_errors_name_the_problem(tmp_path):
-    from tests.conftest import REPO
+    from spacy_biolm.testing import REPO
 
     bad = tmp_path / "bad.cfg"
     bad.write_text("[space]\ntraining.max_steps = 5\n")

@@ -30,9 +30,10 @@ from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from ...doc_data import ABBREVIATIONS_EXTENSION
+
 __all__ = ["Abbreviation", "AbbreviationDetector", "make_abbreviation_detector"]
 
-EXTENSION = "abbreviations"
 
 # Short-form limits (Schwartz & Hearst): 2-10 characters, at most two words.
 SF_MIN_CHARS = 2
@@ -64,16 +65,6 @@ class Abbreviation:
 
     short: Span
     long: Span
-
-
-def _register_extension() -> None:
-    # Guarded so that importing this module twice, or another package (e.g. scispacy) having
-    # registered a compatible ``Doc._.abbreviations`` already, is harmless.
-    if not Doc.has_extension(EXTENSION):
-        Doc.set_extension(EXTENSION, default=[], force=True)
-
-
-_register_extension()
 
 
 def _word_count(text: str) -> int:
@@ -195,7 +186,6 @@ class AbbreviationDetector:
         propagate_entities: bool = False,
         find_all_mentions: bool = True,
     ) -> None:
-        _register_extension()
         self.name = name
         self.propagate_entities = propagate_entities
         self.find_all_mentions = find_all_mentions
@@ -212,7 +202,7 @@ class AbbreviationDetector:
         if self.find_all_mentions and definitions:
             found.extend(self._mentions(doc, definitions))
         found.sort(key=lambda a: (a.short.start, a.short.end))
-        doc._.set(EXTENSION, found)
+        doc._.set(ABBREVIATIONS_EXTENSION, found)
         if self.propagate_entities and found:
             self._propagate(doc, definitions, found)
         return doc

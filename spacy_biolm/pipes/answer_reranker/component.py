@@ -18,12 +18,10 @@ from spacy.tokens import Doc, Span, SpanGroup
 from spacy.training import Example
 from thinc.api import Model
 
-from ..qa_doc import register_question_extensions
 from ..qa_pipe import PairClassifierPipe, default_model, softmax
 
 __all__ = ["AnswerReranker", "make_answer_reranker", "candidate_sentences", "GOLD_KEY"]
 
-register_question_extensions()
 
 LABELS = ("irrelevant", "relevant")
 GOLD_KEY = "relevant_sents"

@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 from spacy.training import Example
 from spacy.util import registry
 
-from ..qa_doc import question_group
+from ...doc_data import question_group
 
 __all__ = ["make_answer_reranker_scorer", "score_reranking", "reciprocal_rank"]
 

@@ -16,13 +16,11 @@ from spacy.tokens import Doc, SpanGroup
 from spacy.training import Example
 from thinc.api import Model
 
-from ..qa_doc import register_question_extensions
 from ..qa_pipe import QAPipe, default_model, softmax
 from .decoding import decode_windows, gold_token_positions
 
 __all__ = ["AnswerSpanExtractor", "make_answer_span", "gold_char_spans"]
 
-register_question_extensions()
 
 DEFAULT_MODEL = default_model("spacy-biolm.AnswerSpanModel.v1", window=256, stride=64)
 

@@ -22,7 +22,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
-from ..qa_doc import question_group
+from ...doc_data import question_group
 from .component import gold_char_spans
 
 __all__ = [

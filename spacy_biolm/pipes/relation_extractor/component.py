@@ -23,7 +23,8 @@ from thinc.api import Config, Model, Optimizer
 from thinc.types import Floats2d
 
 from . import scorer as _scorer_module  # noqa: F401  (registers the scorer with the factory)
-from .data import PairLimitExceeded, Relation, candidate_pairs, get_relations, set_relations
+from ...doc_data import Relation, get_relations, set_relations
+from .data import PairLimitExceeded, candidate_pairs
 
 __all__ = ["RelationExtractor", "make_relation_extractor", "NO_RELATION"]
 

@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, Iterable, Optional, Sequence
 from spacy.training import Example
 from spacy.util import registry
 
-from .data import get_relations
+from ...doc_data import get_relations
 
 __all__ = ["score_relations", "make_relations_scorer", "prf"]
 

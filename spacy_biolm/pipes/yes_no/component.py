@@ -14,12 +14,10 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from thinc.api import Model
 
-from ..qa_doc import register_question_extensions
 from ..qa_pipe import PairClassifierPipe, default_model, softmax
 
 __all__ = ["YesNoClassifier", "make_yes_no"]
 
-register_question_extensions()
 
 LABELS = ("no", "yes")  # index order of the model's logits
 

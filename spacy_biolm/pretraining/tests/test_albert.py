@@ -18,7 +18,7 @@ from spacy_biolm.pretraining.albert import (
 )
 from spacy_biolm.pretraining.electra import ModelSize
 
-from .conftest import transformer_pipeline
+from spacy_biolm.testing import transformer_pipeline
 
 PAD, CLS, SEP, MASK = 0, 2, 3, 4
 SPECIALS = [0, 1, 2, 3, 4]

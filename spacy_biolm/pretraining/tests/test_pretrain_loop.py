@@ -18,7 +18,7 @@ from spacy_biolm.pretraining.corpus import batch_indices
 from spacy_biolm.pretraining.loop import linear_schedule, pretrain, read_log
 from spacy_biolm.pretraining.settings import load_settings
 
-from .conftest import transformer_pipeline
+from spacy_biolm.testing import transformer_pipeline
 
 
 def test_batches_cover_each_epoch_once_and_are_reproducible():

@@ -224,9 +224,13 @@ def test_component_module_imports_only_spacy_and_the_standard_library():
 
 
 def test_extension_registration_is_idempotent():
-    component_module._register_extension()
-    AbbreviationDetector()
     from spacy.tokens import Doc
+
+    from spacy_biolm.doc_data import register_extensions
+
+    register_extensions()
+    AbbreviationDetector()
+    register_extensions()
 
     assert Doc.has_extension("abbreviations")
     assert Doc.get_extension("abbreviations")[0] == []  # default

@@ -7,7 +7,7 @@ from spacy.tokens import SpanGroup
 from spacy.training import Example
 
 from spacy_biolm import make_question_doc
-from spacy_biolm.encoders.testing import make_qa_nlp, overfit
+from spacy_biolm.testing import make_qa_nlp, overfit
 from spacy_biolm.pipes.answer_reranker.scorer import reciprocal_rank, score_reranking
 
 QUESTION = "Which drug treats breast cancer ?"

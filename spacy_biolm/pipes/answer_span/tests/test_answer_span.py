@@ -12,7 +12,7 @@ from spacy.tokens import SpanGroup
 from spacy.training import Example
 
 from spacy_biolm import make_question_doc
-from spacy_biolm.encoders.testing import make_qa_nlp, overfit
+from spacy_biolm.testing import make_qa_nlp, overfit
 from spacy_biolm.pipes.answer_span.decoding import decode_windows
 from spacy_biolm.pipes.answer_span.scorer import (
     bioasq_question_scores,
@@ -21,7 +21,7 @@ from spacy_biolm.pipes.answer_span.scorer import (
     squad_exact_match,
     squad_f1,
 )
-from spacy_biolm.pipes.qa_doc import MissingQuestionError
+from spacy_biolm.doc_data import MissingQuestionError
 
 QUESTION = "Which gene causes hereditary breast cancer ?"
 CONTEXT = "Germline mutations in BRCA1 cause hereditary breast cancer . " * 3 + "The TP53 gene is a tumour suppressor ."

@@ -8,14 +8,8 @@ import spacy
 from spacy.tokens import Doc, DocBin, Span
 from spacy.training import Example
 
-from spacy_biolm.pipes.relation_extractor.data import (
-    PairLimitExceeded,
-    Relation,
-    anonymise,
-    candidate_pairs,
-    get_relations,
-    set_relations,
-)
+from spacy_biolm.doc_data import Relation, get_relations, set_relations
+from spacy_biolm.pipes.relation_extractor.data import PairLimitExceeded, anonymise, candidate_pairs
 from spacy_biolm.pipes.relation_extractor.scorer import score_relations
 
 GAD_PLACEHOLDERS = {"GENE": "@GENE$", "DISEASE": "@DISEASE$"}

@@ -5,9 +5,8 @@ The Doc is the passage (or the candidate sentences); the question rides on ``doc
 ``doc._.gold_answers`` holds the acceptable answer strings of a gold Doc (SQuAD answers or the
 BioASQ golden synonyms), which need not occur in the passage.
 
-The extensions are stored in ``doc.user_data``, so they survive ``DocBin(store_user_data=True)``
-and ``Doc.to_bytes``. This module is imported by every QA factory module (on each
-``spacy.blank``/``spacy.load``): spaCy only, nothing heavy.
+The extensions are registered by :func:`spacy_biolm.doc_data.register_extensions` and kept in
+``doc.user_data``, so they survive ``DocBin(store_user_data=True)`` and ``Doc.to_bytes``.
 """
 
 from typing import List, Optional, Sequence, Union
@@ -18,7 +17,6 @@ from spacy.tokens import Doc
 __all__ = [
     "QUESTION_EXTENSIONS",
     "MissingQuestionError",
-    "register_question_extensions",
     "make_question_doc",
     "sentences_doc",
     "get_question",
@@ -31,16 +29,6 @@ QUESTION_EXTENSIONS = ("question", "question_id", "gold_answers")
 
 class MissingQuestionError(ValueError):
     """A question-answering component got a Doc without a question."""
-
-
-def register_question_extensions() -> None:
-    """Register ``Doc._.question``, ``Doc._.question_id`` and ``Doc._.gold_answers`` (idempotent)."""
-    for name in QUESTION_EXTENSIONS:
-        if not Doc.has_extension(name):
-            Doc.set_extension(name, default=None)
-
-
-register_question_extensions()
 
 
 def make_question_doc(
@@ -58,7 +46,6 @@ def make_question_doc(
 
     Raises ValueError when the question is empty.
     """
-    register_question_extensions()
     if not isinstance(question, str) or not question.strip():
         raise ValueError(f"make_question_doc needs a non-empty question (question_id={question_id!r}), got {question!r}")
     if isinstance(context, str):

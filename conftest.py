@@ -1,0 +1,68 @@
+"""The one set of pytest fixtures for both test paths (``spacy_biolm/`` and ``tests/``).
+
+The builders behind them are in :mod:`spacy_biolm.testing` (importable without pytest). Every
+fixture that makes a model or a vocabulary is session-scoped and lazy: a test run pays only for
+what its tests use.
+"""
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the tests never download; set before transformers loads
+
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from spacy_biolm.testing import (  # noqa: E402
+    MICRO_PRETRAINING_CONFIG,
+    RELATION_SENTENCES,
+    disease_sentences,
+    make_tiny_encoder,
+    write_bio_text,
+)
+
+
+@pytest.fixture(scope="session")
+def tiny_qa_encoder(tmp_path_factory) -> Path:
+    """A tiny random ELECTRA with a fixed small cased WordPiece vocabulary (the QA and encoder tests)."""
+    return make_tiny_encoder(tmp_path_factory.mktemp("qa_encoder"))
+
+
+@pytest.fixture(scope="session")
+def relation_encoder(tmp_path_factory) -> Path:
+    """A one-layer random ELECTRA whose domain vocabulary is trained on sentences with the relation
+    placeholders (``@GENE$``, ``@DISEASE$``, ``BC6ENTC``, ...), so they tokenise without [UNK]."""
+    return make_tiny_encoder(tmp_path_factory.mktemp("re_encoder"), vocab_sentences=RELATION_SENTENCES * 20,
+                             vocab_size=120, layers=1, max_positions=256)
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder(tmp_path_factory) -> Path:
+    """A random ELECTRA discriminator with a domain vocabulary trained on disease sentences, as
+    the pretraining step exports it (no pretraining: the tests need the format, not the quality)."""
+    sentences = [" ".join(words) for words, _ in disease_sentences(200)]
+    return make_tiny_encoder(tmp_path_factory.mktemp("encoder"), vocab_sentences=sentences, vocab_size=150)
+
+
+@pytest.fixture(scope="session")
+def bio_text(tmp_path_factory) -> Path:
+    """A small biomedical text in the pretraining format."""
+    return write_bio_text(tmp_path_factory.mktemp("text") / "text.txt")
+
+
+@pytest.fixture(scope="session")
+def vocab_dir(tmp_path_factory, bio_text) -> Path:
+    """A 200-piece domain vocabulary trained on :func:`bio_text`."""
+    from spacy_biolm.pretraining.vocab import train_vocab
+
+    out = tmp_path_factory.mktemp("vocab")
+    train_vocab([bio_text], out, vocab_size=200)
+    return out
+
+
+@pytest.fixture
+def micro_config(tmp_path, bio_text, vocab_dir) -> Path:
+    """A pretraining config on :func:`bio_text` and :func:`vocab_dir` that trains in a second."""
+    path = tmp_path / "micro.cfg"
+    path.write_text(MICRO_PRETRAINING_CONFIG.format(text=bio_text, vocab=vocab_dir), encoding="utf8")
+    return path

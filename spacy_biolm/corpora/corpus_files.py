@@ -1,0 +1,59 @@
+"""What the registered corpus readers share: checked arguments, the first ``limit`` items, and the
+Doc the pipeline predicts on.
+
+spaCy only: imported through the ``spacy_readers`` entry points.
+"""
+
+from itertools import islice
+from pathlib import Path
+from typing import Iterable, Iterator, TypeVar, Union
+
+from spacy.tokens import Doc
+
+__all__ = ["existing_corpus_file", "check_limit", "first", "unannotated_copy"]
+
+T = TypeVar("T")
+
+
+def existing_corpus_file(path: Union[str, Path, None], reader: str, what: str) -> Path:
+    """``path`` as a Path; a clear error when it is missing (None) or names no file.
+
+    reader: the reader's name for the message (``"QACorpus"``); what: the kind of file
+    (``"QA DocBin"``).
+    """
+    if path is None:
+        raise ValueError(f"{reader} needs the path of a {what}; got None")
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{what} not found: {path}")
+    return path
+
+
+def check_limit(limit: int) -> int:
+    """``limit`` when it is 0 (no limit) or a positive integer; ValueError otherwise."""
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+        raise ValueError(f"limit must be 0 (no limit) or a positive integer, got {limit!r}")
+    return limit
+
+
+def first(items: Iterable[T], limit: int) -> Iterator[T]:
+    """The first ``limit`` items (all of them when ``limit`` is 0), read lazily."""
+    return iter(items) if limit == 0 else islice(items, limit)
+
+
+def unannotated_copy(reference: Doc, keep_sentences: bool = False) -> Doc:
+    """A Doc with the reference's words and spaces (and with ``keep_sentences`` its sentence
+    starts) but no annotation, for the pipeline to predict on.
+
+    Reusing the gold tokens (instead of ``nlp.make_doc(text)``) keeps the alignment one-to-one, so
+    no gold span is lost or shifted by tokenizer differences.
+    """
+    sent_starts = None
+    if keep_sentences and reference.has_annotation("SENT_START"):
+        sent_starts = [bool(token.is_sent_start) for token in reference]
+    return Doc(
+        reference.vocab,
+        words=[token.text for token in reference],
+        spaces=[bool(token.whitespace_) for token in reference],
+        sent_starts=sent_starts,
+    )

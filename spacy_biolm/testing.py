@@ -1,0 +1,244 @@
+"""Test helpers shared by the package's tests and ``tests/``: small synthetic corpora, the one
+tiny-encoder builder, and QA pipeline builders.
+
+The pytest fixtures built on these live once, in the repository's root ``conftest.py``
+(``tiny_qa_encoder``, ``relation_encoder``, ``tiny_encoder``, ``bio_text``, ...). This module imports
+neither pytest nor transformers at import time, so benchmarks and scripts can use it too.
+
+The encoders are randomly initialised: the tests need the formats and the plumbing, not the quality.
+"""
+
+import random
+import string
+import tempfile
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple
+
+__all__ = [
+    "REPO",
+    "SHARED",
+    "SHARED_DATA",
+    "TINY_WORDS",
+    "RELATION_SENTENCES",
+    "MICRO_PRETRAINING_CONFIG",
+    "make_tiny_encoder",
+    "write_bio_text",
+    "disease_sentences",
+    "write_conll",
+    "transformer_pipeline",
+    "make_qa_nlp",
+    "overfit",
+]
+
+#: The repository checkout (configs/, project.yml, benchmarks/) and the shared data mirror beside it.
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+SHARED_DATA = SHARED / "data"
+
+#: Whole words of the fixed tiny vocabulary, so QA test sentences tokenise into words, not characters.
+TINY_WORDS = (
+    "Is BRCA1 a gene ? What causes cancer Germline mutations in cause hereditary breast the of and "
+    "is are not yes no protein TP53 disease tumour suppressor which Which drug treats tamoxifen"
+).split()
+
+#: Text for a domain vocabulary trained on the relation corpora's placeholders and words.
+RELATION_SENTENCES = (
+    "Mutations in @GENE$ cause @DISEASE$ in humans .",
+    "No association of @GENE$ with @DISEASE$ was found .",
+    "BC6ENTC inhibits BC6ENTG but not BC6OTHER .",
+    "BRCA1 variants and breast cancer risk .",
+)
+
+_SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+_CHARACTERS = list(string.ascii_letters + string.digits + string.punctuation) + ["β", "ï", "é", "α"]
+
+
+def make_tiny_encoder(
+    out: Path,
+    vocab_sentences: Optional[Sequence[str]] = None,
+    vocab_size: int = 150,
+    layers: int = 2,
+    hidden: int = 32,
+    max_positions: int = 512,
+    seed: int = 0,
+) -> Path:
+    """Write a random ELECTRA discriminator and its fast cased WordPiece tokenizer to ``out``.
+
+    The weights are saved as ``ElectraForPreTraining``, the format ``spacy-biolm pretrain`` exports
+    (``pretrained/<name>/model``); ``AutoModel`` loads the encoder from it as from any HF directory.
+
+    vocab_sentences: without them, a fixed small vocabulary (:data:`TINY_WORDS`, every ASCII
+        character and its ``##`` continuation) in which any text tokenises. With them, a domain
+        vocabulary trained on the sentences by ``train_vocab`` (``vocab_size`` pieces), as the
+        pretraining step makes it: e.g. on :data:`RELATION_SENTENCES` the placeholders ``@GENE$``
+        and ``BC6ENTC`` tokenise into pieces of that vocabulary, never ``[UNK]``.
+    seed: torch's seed for the weights, so a fixture gives the same encoder in every session.
+    """
+    import torch
+    from transformers import AutoTokenizer, BertTokenizerFast, ElectraConfig, ElectraForPreTraining
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    if vocab_sentences is None:
+        vocab = _SPECIAL_TOKENS + sorted(set(TINY_WORDS)) + _CHARACTERS + ["##" + c for c in _CHARACTERS]
+        (out / "vocab.txt").write_text("\n".join(dict.fromkeys(vocab)) + "\n", encoding="utf8")
+        tokenizer = BertTokenizerFast(vocab_file=str(out / "vocab.txt"), do_lower_case=False, strip_accents=False)
+        tokenizer.save_pretrained(out)
+    else:
+        from .pretraining.vocab import train_vocab
+
+        with tempfile.TemporaryDirectory() as tmp:
+            text = Path(tmp) / "vocab_sentences.txt"
+            text.write_text("\n".join(vocab_sentences) + "\n", encoding="utf8")
+            train_vocab([text], out, vocab_size=vocab_size)
+        tokenizer = AutoTokenizer.from_pretrained(out)
+    config = ElectraConfig(
+        vocab_size=len(tokenizer), embedding_size=16, hidden_size=hidden, num_hidden_layers=layers,
+        num_attention_heads=2, intermediate_size=2 * hidden, max_position_embeddings=max_positions,
+    )
+    torch.manual_seed(seed)
+    ElectraForPreTraining(config).save_pretrained(out)
+    return out
+
+
+_BIO_TEXT_GENES = ["BRCA1", "BRCA2", "TP53", "EGFR", "KRAS", "HER2", "PTEN", "MYC"]
+_BIO_TEXT_DISEASES = ["breast cancer", "ovarian carcinoma", "colorectal cancer", "Alzheimer's disease", "diabetes"]
+_BIO_TEXT_TEMPLATES = [
+    "Germline mutations in {g} cause hereditary {d}.",
+    "Expression of {g} was reduced in {n} patients with {d}.",
+    "We sequenced {g} in a cohort of {n} women with {d} (p < 0.05).",
+    "Loss of {g} function is frequent in {d}.",
+    "The {g} protein binds DNA and regulates apoptosis in {d} cells.",
+]
+
+
+def write_bio_text(path: Path, n_docs: int = 80, seed: int = 0) -> Path:
+    """Biomedical-looking text in the pretraining format (a sentence per line, a blank line
+    between documents) written to ``path``."""
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(n_docs):
+        for _ in range(rng.randint(3, 6)):
+            template = rng.choice(_BIO_TEXT_TEMPLATES)
+            lines.append(template.format(g=rng.choice(_BIO_TEXT_GENES), d=rng.choice(_BIO_TEXT_DISEASES),
+                                         n=rng.randint(2, 900)))
+        lines.append("")
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf8")
+    return Path(path)
+
+
+#: A pretraining config that trains in a second; format it with ``text`` and ``vocab`` paths.
+MICRO_PRETRAINING_CONFIG = """
+[paths]
+text = "{text}"
+vocab = "{vocab}"
+
+[system]
+seed = 0
+device = "cpu"
+threads = 1
+
+[corpus]
+max_seq_length = 32
+
+[model]
+embedding_size = 16
+hidden_size = 32
+num_layers = 2
+num_heads = 2
+intermediate_size = 64
+generator_fraction = 0.5
+max_position_embeddings = 64
+dropout = 0.1
+
+[objective]
+
+[training]
+max_steps = 8
+batch_size = 8
+learning_rate = 0.001
+warmup_steps = 2
+log_every = 1
+checkpoint_every = 4
+"""
+
+_NER_GENES = ["BRCA1", "BRCA2", "TP53", "APC", "PTEN", "MLH1"]
+_NER_DISEASES = ["hereditary breast cancer", "colorectal cancer", "ovarian cancer", "Cowden syndrome"]
+
+
+def disease_sentences(n: int, seed: int = 0) -> List[Tuple[List[str], List[Tuple[int, int]]]]:
+    """``n`` simple disease sentences as (words, disease word-spans), tokenised as the corpora are."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        gene, disease = rng.choice(_NER_GENES), rng.choice(_NER_DISEASES)
+        prefix = ["Germline", "mutations", "in", gene, "cause"]
+        words = prefix + disease.split() + ["."]
+        out.append((words, [(len(prefix), len(prefix) + len(disease.split()))]))
+    return out
+
+
+def write_conll(path: Path, sentences) -> Path:
+    """Write (words, spans) sentences as a typed CoNLL BIO file (label ``Disease``)."""
+    lines = []
+    for words, spans in sentences:
+        tags = ["O"] * len(words)
+        for start, end in spans:
+            tags[start] = "B-Disease"
+            for i in range(start + 1, end):
+                tags[i] = "I-Disease"
+        lines += [f"{w}\t{t}" for w, t in zip(words, tags)] + [""]
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf8")
+    return Path(path)
+
+
+def transformer_pipeline(encoder_dir: Path, **model_config):
+    """``spacy.blank("en")`` with a spacy-transformers ``transformer`` on ``encoder_dir``,
+    initialised: how a user plugs a pretrained encoder into spaCy."""
+    import spacy
+
+    nlp = spacy.blank("en")
+    model = {
+        "@architectures": "spacy-transformers.TransformerModel.v3",
+        "name": str(encoder_dir),
+        "tokenizer_config": {"use_fast": True},
+        **model_config,
+    }
+    nlp.add_pipe("transformer", config={"model": model})
+    nlp.initialize()
+    return nlp
+
+
+_QA_ARCHITECTURES = {
+    "yes_no": "spacy-biolm.YesNoClassifier.v1",
+    "answer_span": "spacy-biolm.AnswerSpanModel.v1",
+    "answer_reranker": "spacy-biolm.AnswerRerankerModel.v1",
+}
+
+
+def make_qa_nlp(encoder_dir: Path, component: str, window: int = 32, stride: int = 8, **settings):
+    """A blank English pipeline (corpus tokenizer) with one QA component on ``encoder_dir``."""
+    import spacy
+
+    if component not in _QA_ARCHITECTURES:
+        raise ValueError(f"unknown QA component {component!r}; expected one of {sorted(_QA_ARCHITECTURES)}")
+    nlp = spacy.blank("en", config={"nlp": {"tokenizer": {"@tokenizers": "spacy-biolm.BioTokenizer.v1"}}})
+    encoder = {"@architectures": "spacy-biolm.PairEncoder.v1", "name": str(encoder_dir), "window": window,
+               "stride": stride}
+    config = {"model": {"@architectures": _QA_ARCHITECTURES[component], "encoder": encoder}, **settings}
+    nlp.add_pipe(component, config=config)
+    return nlp
+
+
+def overfit(nlp, examples, steps: int = 30, learn_rate: float = 0.003):
+    """Initialise ``nlp`` on ``examples`` and update on them ``steps`` times (seeded)."""
+    from spacy.util import fix_random_seed
+    from thinc.api import Adam
+
+    fix_random_seed(0)
+    nlp.initialize(lambda: examples)
+    optimizer = Adam(learn_rate)
+    losses = {}
+    for _ in range(steps):
+        losses = nlp.update(examples, sgd=optimizer, drop=0.0)
+    return losses
