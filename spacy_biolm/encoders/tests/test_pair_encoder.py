@@ -82,6 +82,27 @@ def test_empty_passage_and_too_long_question(tiny_qa_encoder):
         PairEncoder(str(tiny_qa_encoder), window=24, stride=12)
 
 
+def test_single_texts_are_one_segment_windowed_without_loss(tiny_qa_encoder):
+    model = _encoder(tiny_qa_encoder)
+    tokenizer = get_tokenizer(model)
+    batch = tokenize_windows(tokenizer, [PASSAGE, "BRCA1 is a gene ."], window=24, stride=6)
+    ids, index = batch["inputs"]["input_ids"], batch["pair_index"]
+    assert index[-1] == 1 and (index == 1).sum() == 1 and (index == 0).sum() >= 3
+    short = ids[index == 1][0]
+    # [CLS] text [SEP]: one segment, no question and no second [SEP].
+    assert list(short).count(tokenizer.sep_token_id) == 1 and short[0] == tokenizer.cls_token_id
+    assert "token_type_ids" not in batch["inputs"] or not batch["inputs"]["token_type_ids"].any()
+    pieces = {tuple(o) for w in numpy.flatnonzero(index == 0) for o, m in zip(batch["offsets"][w], batch["passage_mask"][w]) if m}
+    whole = tokenizer(PASSAGE, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+    assert pieces == set(map(tuple, whole))
+    with pytest.raises(ValueError, match="not a mix"):
+        tokenize_windows(tokenizer, [PASSAGE, (QUESTION, PASSAGE)], window=24, stride=6)
+    # The classifier gives one row per text, however many windows it took.
+    classifier = PairClassifier(model, n_labels=3)
+    classifier.initialize()
+    assert classifier.predict([PASSAGE, "BRCA1 is a gene ."]).shape == (2, 3)
+
+
 def test_gradients_reach_the_encoder_and_serialisation_round_trips(tiny_qa_encoder):
     model = SpanExtractor(PairEncoder(str(tiny_qa_encoder), window=24, stride=6))
     model.initialize()

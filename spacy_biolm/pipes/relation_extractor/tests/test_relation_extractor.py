@@ -8,6 +8,7 @@ import spacy
 from spacy.tokens import Doc, DocBin, Span
 from spacy.training import Example
 
+from spacy_biolm.encoders.tests.test_devices import DEVICES, device, record_input_devices  # noqa: F401 (fixture)
 from spacy_biolm.pipes.relation_extractor.data import (
     PairLimitExceeded,
     Relation,
@@ -240,3 +241,19 @@ def test_class_weights_reach_the_loss(relation_encoder):
     assert gradient[1, 0] == pytest.approx(3 * gradient[0, 1])
     with pytest.raises(ValueError, match="unknown labels"):
         anonymised_nlp(relation_encoder, class_weights={"CAUSES": 2.0}).initialize(lambda: examples)
+
+
+@pytest.mark.parametrize("device", DEVICES, indirect=True)
+def test_anonymised_mode_feeds_its_encoder_on_the_encoders_device(device, relation_encoder):
+    from spacy_biolm.encoders.devices import module_device
+
+    nlp = anonymised_nlp(relation_encoder)
+    examples = gad_examples(4)
+    optimizer = nlp.initialize(lambda: examples)
+    hf_model = nlp.get_pipe("relation_extractor").model.get_ref("encoder").layers[0].shims[0]._model
+    seen = record_input_devices(hf_model)
+    nlp.update(examples, sgd=optimizer)
+    predicted = list(nlp.pipe([eg.predicted.copy() for eg in examples]))
+    assert seen and set(seen) == {module_device(hf_model)}
+    assert module_device(hf_model).type == ("cuda" if device == "gpu" else "cpu")
+    assert all(0.0 < rel.score <= 1.0 for doc in predicted for rel in doc._.relations)

@@ -1,0 +1,55 @@
+"""Encoder inputs land on the device of the encoder's parameters: on the CPU here, and on the GPU
+when spaCy runs on one (the same tests run there when CuPy sees a GPU)."""
+
+import pytest
+import spacy
+from thinc.util import has_cupy_gpu
+
+from spacy_biolm.encoders import PairClassifier, PairEncoder
+from spacy_biolm.encoders.devices import module_device, tensors_for
+
+DEVICES = ["cpu", pytest.param("gpu", marks=pytest.mark.skipif(not has_cupy_gpu, reason="no GPU that CuPy sees"))]
+
+
+@pytest.fixture
+def device(request):
+    """Run the test with spaCy on ``request.param`` ("cpu" or "gpu"), back on the CPU afterwards."""
+    if request.param == "gpu":
+        spacy.require_gpu()
+    else:
+        spacy.require_cpu()
+    yield request.param
+    spacy.require_cpu()
+
+
+def record_input_devices(hf_model):
+    """Devices of the ``input_ids`` each forward call of ``hf_model`` receives."""
+    seen = []
+    hf_model.register_forward_pre_hook(lambda module, args, kwargs: seen.append(kwargs["input_ids"].device),
+                                       with_kwargs=True)
+    return seen
+
+
+@pytest.mark.parametrize("device", DEVICES, indirect=True)
+def test_pair_and_single_text_inputs_share_the_device_of_the_parameters(device, tiny_qa_encoder):
+    classifier = PairClassifier(PairEncoder(str(tiny_qa_encoder), window=24, stride=6), n_labels=2)
+    classifier.initialize()
+    hf_model = classifier.layers[0].layers[0].shims[0]._model
+    parameters = module_device(hf_model)
+    assert parameters.type == ("cuda" if device == "gpu" else "cpu")
+    seen = record_input_devices(hf_model)
+    logits, backprop = classifier.begin_update([("Is BRCA1 a gene ?", "BRCA1 is a gene ."), ("Is it ?", "")])
+    backprop(classifier.ops.alloc2f(*logits.shape))
+    classifier.predict(["BRCA1 causes breast cancer .", "TP53 is a tumour suppressor ."])
+    assert seen == [parameters, parameters]
+
+
+def test_tensors_follow_a_module_wherever_it_is():
+    import torch
+
+    module = torch.nn.Linear(2, 2)
+    (ids,) = tensors_for(module, {"input_ids": [[1, 2]]}).values()
+    assert ids.device == next(module.parameters()).device and ids.tolist() == [[1, 2]]
+    if torch.cuda.is_available():
+        module.to("cuda")
+        assert tensors_for(module, {"x": [[1]]})["x"].device.type == "cuda"
