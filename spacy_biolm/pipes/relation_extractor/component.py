@@ -1,8 +1,10 @@
-"""The ``relation_extractor`` pipeline component (factory + TrainablePipe).
+"""The ``relation_extractor`` pipeline component (factory + a ``ClassifierPipe``).
 
 Candidate pairs come from ``doc.ents`` (an upstream ``ner`` or gold entities), filtered by
 ``pair_types``; each pair is classified into one of ``labels`` or "no relation" (softmax, trained
-with cross-entropy). Predicted relations (not the negatives) go to ``doc._.relations`` as
+with optionally class-weighted cross-entropy). The input mode is the model's architecture
+(``spacy-biolm.RelationFast.v1`` or ``spacy-biolm.RelationAnonymised.v1``); the component does not
+depend on which. Predicted relations (not the negatives) go to ``doc._.relations`` as
 ``Relation(head, tail, label, score)``.
 
 Imported on every ``spacy.blank``/``spacy.load`` through the ``spacy_factories`` entry point:
