@@ -66,3 +66,17 @@ def micro_config(tmp_path, bio_text, vocab_dir) -> Path:
     path = tmp_path / "micro.cfg"
     path.write_text(MICRO_PRETRAINING_CONFIG.format(text=bio_text, vocab=vocab_dir), encoding="utf8")
     return path
+
+
+@pytest.fixture
+def device(request):
+    """spaCy on ``request.param`` ("cpu" or "gpu", see ``spacy_biolm.testing.device_params``),
+    back on the CPU afterwards."""
+    import spacy
+
+    if request.param == "gpu":
+        spacy.require_gpu()
+    else:
+        spacy.require_cpu()
+    yield request.param
+    spacy.require_cpu()

@@ -2,8 +2,9 @@
 
     python benchmarks/relations_throughput.py --encoder pretrained/tiny/model
 
-Both pipelines are built from configs/relations_chemprot.cfg (``fast``: shared ``transformer`` +
-span-pair model; ``anonymised``: one encoder pass per pair) on the same encoder, and run with
+The two pipelines are built from configs/relations_chemprot_fast.cfg (shared ``transformer`` +
+spacy-biolm.RelationFast.v1) and configs/relations_chemprot_anonymised.cfg
+(spacy-biolm.RelationAnonymised.v1: one encoder pass per pair) on the same encoder, and run with
 ``nlp.pipe`` over the same Docs with gold entities:
 
 * ``chemprot_sentences``: ChemProt test sentences with all their chemicals and genes (the rows of
@@ -32,11 +33,8 @@ DATA = REPO.parent / "shared" / "data" / "re"
 def build(mode: str, encoder: Path, examples):
     from spacy.util import load_config, load_model_from_config
 
-    from spacy_biolm.evaluation.relations import apply_mode
-
-    config = load_config(REPO / "configs" / "relations_chemprot.cfg", overrides={"paths.encoder": str(encoder)},
+    config = load_config(REPO / "configs" / f"relations_chemprot_{mode}.cfg", overrides={"paths.encoder": str(encoder)},
                          interpolate=True)
-    config = apply_mode(config, mode)
     config["components"]["relation_extractor"]["pair_types"] = [["CHEMICAL", "GENE"], ["GENE", "DISEASE"]]
     nlp = load_model_from_config(config, auto_fill=True, validate=True)
     nlp.initialize(lambda: examples)

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
 __all__ = [
+    "device_params",
+    "record_input_devices",
     "REPO",
     "SHARED",
     "SHARED_DATA",
@@ -242,3 +244,22 @@ def overfit(nlp, examples, steps: int = 30, learn_rate: float = 0.003):
     for _ in range(steps):
         losses = nlp.update(examples, sgd=optimizer, drop=0.0)
     return losses
+
+
+def device_params() -> list:
+    """``["cpu", "gpu"]`` for ``pytest.mark.parametrize("device", device_params(), indirect=True)``
+    (the root conftest's ``device`` fixture); "gpu" is skipped where CuPy sees no GPU, so the same
+    tests run on a lent GPU unchanged. Imports pytest when called, not at import."""
+    import pytest
+    from thinc.util import has_cupy_gpu
+
+    return ["cpu", pytest.param("gpu", marks=pytest.mark.skipif(not has_cupy_gpu, reason="no GPU that CuPy sees"))]
+
+
+def record_input_devices(hf_model) -> list:
+    """Devices of the ``input_ids`` each forward call of the torch module ``hf_model`` receives."""
+    seen: list = []
+    hf_model.register_forward_pre_hook(
+        lambda module, args, kwargs: seen.append(kwargs["input_ids"].device), with_kwargs=True
+    )
+    return seen

@@ -1,8 +1,10 @@
 """Task heads on top of the pair encoder (thinc layers, serialised with the pipeline).
 
-* ``PairClassifier``: one vector of logits per (question, passage) pair from the first token
-  (``[CLS]``) of each window; a pair cut into several windows gets the mean of its windows' logits.
-  Used by ``yes_no`` (one pair per Doc) and ``answer_reranker`` (one pair per candidate sentence).
+* ``PairClassifier``: one vector of logits per input (a (question, passage) pair or a single
+  text) from the first token (``[CLS]``) of each window; an input cut into several windows gets
+  the mean of its windows' logits. Used by ``yes_no`` (one pair per Doc), ``answer_reranker``
+  (one pair per candidate sentence) and the anonymised ``relation_extractor`` (one marked
+  sentence per candidate entity pair).
 * ``SpanExtractor``: a start and an end logit for every wordpiece of every window (``answer_span``).
 
 These are plain functions used by the registered architectures of the components
@@ -10,13 +12,13 @@ These are plain functions used by the registered architectures of the components
 """
 
 from dataclasses import dataclass
-from typing import Callable, List, Tuple
+from typing import Callable, List, Optional, Tuple
 
 import numpy
 from thinc.api import Dropout, Linear, Model, chain
 from thinc.types import Floats2d, Floats3d
 
-from .pair_encoder import EncodedWindows, QAPair
+from .pair_encoder import EncodedWindows, EncoderInput
 
 __all__ = ["PairClassifier", "SpanExtractor", "SpanLogits", "window_mean_matrix"]
 
@@ -50,13 +52,21 @@ def _head(n_out: int, dropout: float) -> Model:
 def _init_head(model: Model, X=None, Y=None) -> Model:
     encoder, head = model.layers
     encoder.initialize()
-    head.layers[-1].set_dim("nI", encoder.get_dim("nO"))
+    output = head.layers[-1]
+    output.set_dim("nI", encoder.get_dim("nO"))
+    if model.has_dim("nO") is True and output.has_dim("nO") is not True:
+        output.set_dim("nO", model.get_dim("nO"))
+    if output.has_dim("nO") is not True:
+        raise ValueError(f"{model.name}: the number of labels (nO) must be set before initialising")
     head.initialize()
     return model
 
 
-def PairClassifier(encoder: Model, n_labels: int, dropout: float = 0.1) -> Model[List[QAPair], Floats2d]:
-    """(question, passage) pairs -> (n_pairs, n_labels) logits."""
+def PairClassifier(encoder: Model, n_labels: Optional[int], dropout: float = 0.1) -> Model[List[EncoderInput], Floats2d]:
+    """(question, passage) pairs or single texts -> (n_inputs, n_labels) logits.
+
+    ``n_labels`` may be None when the labels are known only at initialisation (set the ``nO``
+    dim before ``initialize``)."""
     return Model(
         "pair_classifier",
         _classifier_forward,
@@ -66,7 +76,7 @@ def PairClassifier(encoder: Model, n_labels: int, dropout: float = 0.1) -> Model
     )
 
 
-def _classifier_forward(model: Model, pairs: List[QAPair], is_train: bool) -> Tuple[Floats2d, Callable]:
+def _classifier_forward(model: Model, pairs: List[EncoderInput], is_train: bool) -> Tuple[Floats2d, Callable]:
     encoder, head = model.layers
     windows, backprop_encoder = encoder(pairs, is_train)
     n_labels = model.get_dim("nO")
@@ -87,7 +97,7 @@ def _classifier_forward(model: Model, pairs: List[QAPair], is_train: bool) -> Tu
     return logits, backprop
 
 
-def SpanExtractor(encoder: Model, dropout: float = 0.1) -> Model[List[QAPair], SpanLogits]:
+def SpanExtractor(encoder: Model, dropout: float = 0.1) -> Model[List[EncoderInput], SpanLogits]:
     """(question, passage) pairs -> start/end logits per wordpiece of each window."""
     return Model(
         "span_extractor",
@@ -97,7 +107,7 @@ def SpanExtractor(encoder: Model, dropout: float = 0.1) -> Model[List[QAPair], S
     )
 
 
-def _span_forward(model: Model, pairs: List[QAPair], is_train: bool) -> Tuple[SpanLogits, Callable]:
+def _span_forward(model: Model, pairs: List[EncoderInput], is_train: bool) -> Tuple[SpanLogits, Callable]:
     encoder, head = model.layers
     windows, backprop_encoder = encoder(pairs, is_train)
     n_windows, length, width = windows.hidden.shape

@@ -1,33 +1,38 @@
-"""The pair encoder shared by the question-answering components.
+"""The encoder shared by every component that reads a text pair or a marked sentence.
 
 ``spacy-biolm.PairEncoder.v1`` is a thinc Model that owns a Hugging Face encoder and its fast
-tokenizer. It takes (question, passage) pairs, tokenises them as ``[CLS] question [SEP] passage
-[SEP]`` with segment ids, cuts passages that do not fit into overlapping windows (``window``
-wordpieces in all, consecutive windows sharing ``stride`` passage wordpieces), and returns the
-encoder's last hidden states of every window together with what is needed to map wordpieces back to
-character offsets of the passage. Nothing is truncated: a passage of any length gives as many
-windows as it needs.
+tokenizer. Its inputs are either (question, passage) pairs, tokenised as ``[CLS] question [SEP]
+passage [SEP]`` with segment ids (yes/no, answer span, reranking), or single texts, tokenised as
+``[CLS] text [SEP]`` (a relation's anonymised or marked sentence); one batch holds one kind. The
+text that is read in windows (the passage of a pair, the whole of a single text) is cut into
+overlapping windows when it does not fit (``window`` wordpieces in all, consecutive windows sharing
+``stride`` wordpieces of that text). The output is the encoder's last hidden states of every window
+together with what is needed to map wordpieces back to character offsets of that text. Nothing is
+truncated: an input of any length gives as many windows as it needs.
 
 The HF model lives in spacy-transformers' ``HFShim`` (through ``HFWrapper``), so the weights, the
 config and the tokenizer files are serialised inside the spaCy pipeline (``nlp.to_disk`` and
 packages) and the pipeline no longer needs the encoder directory. The model runs on the GPU when
-spaCy does (``spacy.require_gpu()`` / ``--gpu-id``), on the CPU otherwise.
+spaCy does (``spacy.require_gpu()`` / ``--gpu-id``), on the CPU otherwise; its inputs follow its
+parameters (``encoders.devices``).
 
 Module top is import-light (thinc and numpy only): spacy-transformers, transformers and torch are
 imported when an encoder is built.
 """
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy
 from spacy.util import registry
 from thinc.api import Model
 from thinc.types import Floats3d
 
-__all__ = ["EncodedWindows", "PairEncoder", "QAPair", "tokenize_pairs", "get_tokenizer"]
+__all__ = ["EncodedWindows", "EncoderInput", "PairEncoder", "QAPair", "tokenize_windows", "get_tokenizer"]
 
 QAPair = Tuple[str, str]
+# A (question, passage) pair or a single text; the windowed text is the passage or the single text.
+EncoderInput = Union[QAPair, str]
 
 # The fewest passage wordpieces a window must hold; a question so long that less room is left is
 # an error rather than a silent truncation of the question.
@@ -39,11 +44,12 @@ class EncodedWindows:
     """The encoder output for a batch of pairs, one row per window.
 
     hidden: (n_windows, length, width) last hidden states (numpy, or cupy on GPU).
-    pair_index: (n_windows,) which input pair each window belongs to.
-    offsets: (n_windows, length, 2) character offsets of each wordpiece in the *passage* of its
-        pair (meaningful where ``passage_mask`` is true).
-    passage_mask: (n_windows, length) true for wordpieces of the passage.
-    n_pairs: number of input pairs (every pair has at least one window).
+    pair_index: (n_windows,) which input each window belongs to.
+    offsets: (n_windows, length, 2) character offsets of each wordpiece in the windowed text of
+        its input (the passage of a pair, the single text otherwise; meaningful where
+        ``passage_mask`` is true).
+    passage_mask: (n_windows, length) true for wordpieces of the windowed text.
+    n_pairs: number of inputs (every input has at least one window).
     """
 
     hidden: Floats3d
@@ -62,23 +68,25 @@ def PairEncoder(
     transformer_config: Dict[str, Any] = {},
     mixed_precision: bool = False,
     grad_scaler_config: Dict[str, Any] = {},
-) -> Model[List[QAPair], EncodedWindows]:
-    """An HF encoder + fast tokenizer for (question, passage) pairs, windowed over long passages.
+) -> Model[List[EncoderInput], EncodedWindows]:
+    """An HF encoder + fast tokenizer for (question, passage) pairs or single texts, windowed
+    over long passages (or long single texts).
 
     name (str): an HF encoder directory (ELECTRA, ALBERT, BERT families; e.g. our
         ``pretrained/tiny/model``) or, with hub access, a model name. Loaded at
         ``nlp.initialize()``; afterwards the weights travel inside the pipeline.
     window (int): wordpieces per window, special tokens and question included (at most the
         encoder's ``max_position_embeddings``).
-    stride (int): passage wordpieces shared by consecutive windows of a long passage, so an
-        answer cut by one window boundary is whole in the next window.
+    stride (int): wordpieces shared by consecutive windows of a long passage (or single text),
+        so an answer cut by one window boundary is whole in the next window.
     tokenizer_config (dict): keyword arguments for ``AutoTokenizer.from_pretrained``; the
         tokenizer must be a fast one (character offsets are needed).
     transformer_config (dict): keyword arguments for ``AutoConfig.from_pretrained``.
     mixed_precision (bool): autocast on the GPU.
     grad_scaler_config (dict): settings of the gradient scaler used with mixed precision.
 
-    Input: a list of (question, passage) string pairs. Output: ``EncodedWindows``. The backward
+    Input: a list of (question, passage) string pairs, or a list of strings (one segment each).
+    Output: ``EncodedWindows``. The backward
     pass takes the gradient of the hidden states; there is no gradient for the (string) input.
     """
     from spacy_transformers.data_classes import HFObjects
@@ -115,7 +123,7 @@ def _has_transformer(model: Model) -> bool:
     return model.layers[0].shims[0]._hfmodel.transformer is not None
 
 
-def _init(model: Model, X: Optional[List[QAPair]] = None, Y=None) -> Model:
+def _init(model: Model, X: Optional[List[EncoderInput]] = None, Y=None) -> Model:
     from spacy_transformers.layers.transformer_model import huggingface_from_pretrained
     from transformers import PreTrainedTokenizerFast
 
@@ -144,52 +152,56 @@ def _init(model: Model, X: Optional[List[QAPair]] = None, Y=None) -> Model:
     return model
 
 
-def tokenize_pairs(tokenizer, pairs: Sequence[QAPair], window: int, stride: int) -> Dict[str, numpy.ndarray]:
-    """Tokenise pairs into windows: input arrays plus ``pair_index``, ``offsets``, ``passage_mask``.
+def tokenize_windows(tokenizer, inputs: Sequence[EncoderInput], window: int, stride: int) -> Dict[str, Any]:
+    """Tokenise inputs into windows: input arrays plus ``pair_index``, ``offsets``, ``passage_mask``.
 
-    Every pair gives at least one window (an empty passage gives ``[CLS] q [SEP] [SEP]``).
-    Raises ValueError when a question leaves less than ``MIN_PASSAGE_PIECES`` of the window.
+    ``inputs`` are all (question, passage) pairs or all single texts. Every input gives at least
+    one window (an empty passage gives ``[CLS] q [SEP] [SEP]``). Raises ValueError when a
+    question leaves less than ``MIN_PASSAGE_PIECES`` of the window, or when pairs and single
+    texts are mixed.
     """
-    questions = [q for q, _ in pairs]
-    passages = [p for _, p in pairs]
-    question_lengths = [len(ids) for ids in tokenizer(questions, add_special_tokens=False)["input_ids"]]
-    for (question, _), n in zip(pairs, question_lengths):
-        if n + 3 + MIN_PASSAGE_PIECES > window:
-            raise ValueError(
-                f"Question of {n} wordpieces does not fit a window of {window} with room for the passage: "
-                f"{question[:80]!r}. Raise the PairEncoder window."
-            )
-    encoding = tokenizer(
-        questions,
-        passages,
-        truncation="only_second",
-        max_length=window,
-        stride=stride,
-        return_overflowing_tokens=True,
-        return_offsets_mapping=True,
-        padding="longest",
-        return_tensors="np",
-    )
+    single = [isinstance(item, str) for item in inputs]
+    if any(single) and not all(single):
+        raise ValueError("PairEncoder inputs must be all (question, passage) pairs or all single texts, not a mix")
+    windowed = dict(truncation=True, max_length=window, stride=stride, return_overflowing_tokens=True,
+                    return_offsets_mapping=True, padding="longest", return_tensors="np")
+    if all(single):
+        encoding = tokenizer(list(inputs), **windowed)
+        windowed_segment = 0
+    else:
+        questions = [q for q, _ in inputs]
+        _check_question_lengths(tokenizer, questions, window)
+        encoding = tokenizer(questions, [p for _, p in inputs], **{**windowed, "truncation": "only_second"})
+        windowed_segment = 1
     n_windows = encoding["input_ids"].shape[0]
     passage_mask = numpy.zeros(encoding["input_ids"].shape, dtype=bool)
     for w in range(n_windows):
-        ids = encoding.sequence_ids(w)
-        passage_mask[w] = [s == 1 for s in ids]
-    inputs = {
+        passage_mask[w] = [s == windowed_segment for s in encoding.sequence_ids(w)]
+    inputs_arrays = {
         "input_ids": encoding["input_ids"],
         "attention_mask": encoding["attention_mask"],
     }
     if "token_type_ids" in encoding:
-        inputs["token_type_ids"] = encoding["token_type_ids"]
+        inputs_arrays["token_type_ids"] = encoding["token_type_ids"]
     return {
-        "inputs": inputs,
+        "inputs": inputs_arrays,
         "pair_index": numpy.asarray(encoding["overflow_to_sample_mapping"], dtype="int64"),
         "offsets": numpy.asarray(encoding["offset_mapping"], dtype="int64"),
         "passage_mask": passage_mask,
     }
 
 
-def _forward(model: Model, pairs: List[QAPair], is_train: bool) -> Tuple[EncodedWindows, Callable]:
+def _check_question_lengths(tokenizer, questions: Sequence[str], window: int) -> None:
+    lengths = [len(ids) for ids in tokenizer(list(questions), add_special_tokens=False)["input_ids"]]
+    for question, n in zip(questions, lengths):
+        if n + 3 + MIN_PASSAGE_PIECES > window:
+            raise ValueError(
+                f"Question of {n} wordpieces does not fit a window of {window} with room for the passage: "
+                f"{question[:80]!r}. Raise the PairEncoder window."
+            )
+
+
+def _forward(model: Model, pairs: List[EncoderInput], is_train: bool) -> Tuple[EncodedWindows, Callable]:
     if not _has_transformer(model):
         raise ValueError("PairEncoder is not initialised: call nlp.initialize() (or load a trained pipeline) first")
     if not pairs:
@@ -199,7 +211,7 @@ def _forward(model: Model, pairs: List[QAPair], is_train: bool) -> Tuple[Encoded
             numpy.zeros((0, 0), dtype=bool), 0,
         )
         return empty, lambda d_hidden: []
-    batch = tokenize_pairs(get_tokenizer(model), pairs, model.attrs["window"], model.attrs["stride"])
+    batch = tokenize_windows(get_tokenizer(model), pairs, model.attrs["window"], model.attrs["stride"])
     hidden, backprop_hidden = model.layers[0](batch["inputs"], is_train)
     output = EncodedWindows(hidden, batch["pair_index"], batch["offsets"], batch["passage_mask"], len(pairs))
 
@@ -211,11 +223,11 @@ def _forward(model: Model, pairs: List[QAPair], is_train: bool) -> Tuple[Encoded
 
 
 def _convert_inputs(model: Model, inputs: Dict[str, numpy.ndarray], is_train: bool):
-    import torch
-    from thinc.api import ArgsKwargs, get_torch_default_device
+    from thinc.api import ArgsKwargs
 
-    device = get_torch_default_device()
-    kwargs = {key: torch.as_tensor(value, device=device) for key, value in inputs.items()}
+    from .devices import tensors_for
+
+    kwargs = tensors_for(model.shims[0]._model, inputs)
     return ArgsKwargs(args=(), kwargs=kwargs), lambda d_inputs: []
 
 

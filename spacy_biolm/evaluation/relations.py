@@ -1,84 +1,76 @@
-"""Relation extraction runs: switch the input mode of a config, train, evaluate, 10-fold CV, tables.
+"""Relation extraction runs: train from a config, evaluate, 10-fold CV, tables.
 
-Training goes through spaCy's own ``spacy.cli.train.train`` (the Python API of ``spacy train``);
-scores come from ``nlp.evaluate`` on ``spacy-biolm.RelationCorpus.v1`` (gold entities, as the
-papers), i.e. the registered ``spacy-biolm.relations_scorer.v1``.
+The input mode is the config: ``configs/relations_<task>_fast.cfg`` (spacy-biolm.RelationFast.v1 on
+the shared ``transformer``) or ``configs/relations_<task>_anonymised.cfg``
+(spacy-biolm.RelationAnonymised.v1 with its own PairEncoder). Training goes through spaCy's own
+``spacy.cli.train.train`` (the Python API of ``spacy train``) on the config file as it is, with
+``overrides`` for paths and budgets; scores come from ``nlp.evaluate`` on
+``spacy-biolm.RelationCorpus.v1`` (gold entities, as the papers), i.e. the registered
+``spacy-biolm.relations_scorer.v1``.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import statistics
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence
-
-from thinc.api import Config
+from typing import Dict, List, Optional, Sequence
 
 __all__ = [
-    "MODES",
-    "apply_mode",
     "train_relations",
     "evaluate_relations",
     "cross_validate",
+    "relation_architecture",
     "paper_re_rows",
     "relations_table",
 ]
 
-MODES = ("fast", "anonymised")
 METRICS = ("rel_micro_p", "rel_micro_r", "rel_micro_f")
 
 
-def apply_mode(config: Config, mode: str) -> Config:
-    """Return ``config`` set to ``mode``: ``fast`` keeps the ``transformer`` + span-pair model,
-    ``anonymised`` drops the ``transformer`` and uses ``[relation_modes.anonymised]`` as the
-    relation extractor's model."""
-    if mode not in MODES:
-        raise ValueError(f"unknown relation mode {mode!r}; expected one of {MODES}")
-    config = Config(copy.deepcopy(dict(config)), section_order=getattr(config, "section_order", None))
-    if mode == "fast":
-        return config
-    modes = config.get("relation_modes", {})
-    if "anonymised" not in modes:
-        raise ValueError("the config has no [relation_modes.anonymised] section to switch to")
-    config["components"]["relation_extractor"]["model"] = dict(modes["anonymised"])
-    config["nlp"]["pipeline"] = [p for p in config["nlp"]["pipeline"] if p != "transformer"]
-    config["components"].pop("transformer", None)
-    return config
+def relation_architecture(config_path: Path) -> str:
+    """The registered architecture of the config's ``relation_extractor`` model (its input mode)."""
+    from spacy.util import load_config
+
+    config = load_config(config_path, interpolate=False)
+    try:
+        return config["components"]["relation_extractor"]["model"]["@architectures"]
+    except KeyError as err:
+        raise ValueError(f"{config_path}: no [components.relation_extractor.model] with an @architectures") from err
 
 
 def train_relations(
-    config_path: Path, output_dir: Path, mode: str = "fast", overrides: Optional[Dict[str, object]] = None,
+    config_path: Path,
+    output_dir: Path,
+    overrides: Optional[Dict[str, object]] = None,
+    use_gpu: int = -1,
     quiet: bool = False,
 ) -> Path:
-    """Train with ``spacy train`` in ``mode``; the effective config is saved as
-    ``output_dir/config.cfg``. Returns the ``model-last`` directory."""
+    """Train ``config_path`` with ``spacy train`` (``overrides`` as ``{"paths.train": ...}``) on
+    GPU ``use_gpu`` (-1: CPU). Returns the ``model-last`` directory."""
     from spacy.cli.train import train
-    from spacy.util import load_config
 
-    # Interpolated here (overrides applied) so escaped values such as "@GENE$$" are written back once.
-    config = apply_mode(load_config(config_path, overrides=dict(overrides or {}), interpolate=True), mode)
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
-    effective = output_dir / "config.cfg"
-    config.to_disk(effective)
     if quiet:
         import logging
 
         logging.getLogger("spacy").setLevel(logging.WARNING)
-    train(effective, output_dir, use_gpu=-1)
+    train(Path(config_path), output_dir, use_gpu=use_gpu, overrides=dict(overrides or {}))
     return output_dir / "model-last"
 
 
 def evaluate_relations(
-    model_path: Path, data_path: Path, output: Optional[Path] = None, limit: int = 0
+    model_path: Path, data_path: Path, output: Optional[Path] = None, limit: int = 0, use_gpu: int = -1
 ) -> Dict[str, object]:
     """Score a trained pipeline on a relation DocBin (gold entities; the first ``limit`` docs
-    when ``limit`` > 0); optionally write JSON."""
+    when ``limit`` > 0) on GPU ``use_gpu`` (-1: CPU); optionally write JSON."""
     import spacy
 
     from ..corpora.relations import RelationCorpus
 
+    if use_gpu >= 0:
+        spacy.require_gpu(use_gpu)
     nlp = spacy.load(model_path)
     examples = list(RelationCorpus(data_path, limit=limit)(nlp))
     scores = nlp.evaluate(examples)
@@ -95,13 +87,13 @@ def cross_validate(
     config_path: Path,
     folds_dir: Path,
     output_dir: Path,
-    mode: str = "fast",
     folds: Sequence[int] = tuple(range(1, 11)),
     overrides: Optional[Dict[str, object]] = None,
     dev_fraction: float = 0.1,
     positive_label: str = "ASSOCIATION",
+    use_gpu: int = -1,
 ) -> Dict[str, object]:
-    """k-fold cross-validation on BioBERT RE folds (``folds_dir/<k>/{train,test}.tsv``).
+    """k-fold cross-validation of ``config_path`` on BioBERT RE folds (``folds_dir/<k>/{train,test}.tsv``).
 
     Per fold: convert (``dev_fraction`` of train held out as dev for monitoring; the test split is
     never seen in training), train, score ``model-last`` on the fold's test split. Writes
@@ -120,11 +112,11 @@ def cross_validate(
         convert_relations(fold_src / "test.tsv", corpus / "test.spacy", "biobert", positive_label=positive_label)
         fold_overrides = dict(overrides or {})
         fold_overrides.update({"paths.train": str(corpus / "train.spacy"), "paths.dev": str(corpus / "dev.spacy")})
-        model = train_relations(config_path, work / "training", mode=mode, overrides=fold_overrides)
-        scores = evaluate_relations(model, corpus / "test.spacy", work / "test_scores.json")
+        model = train_relations(config_path, work / "training", overrides=fold_overrides, use_gpu=use_gpu)
+        scores = evaluate_relations(model, corpus / "test.spacy", work / "test_scores.json", use_gpu=use_gpu)
         results.append({"fold": fold, **{k: scores[k] for k in METRICS}, "pairs": scores["pairs"]})
     summary = summarise_folds(results)
-    summary.update({"mode": mode, "config": str(config_path), "folds_dir": str(folds_dir),
+    summary.update({"architecture": relation_architecture(config_path), "config": str(config_path), "folds_dir": str(folds_dir),
                     "overrides": {k: str(v) for k, v in (overrides or {}).items()}})
     output_dir.mkdir(parents=True, exist_ok=True)
     (output_dir / "cv.json").write_text(json.dumps(summary, indent=2), encoding="utf8")
@@ -144,7 +136,8 @@ def summarise_folds(results: Sequence[Dict[str, object]]) -> Dict[str, object]:
 
 def cv_markdown(summary: Dict[str, object]) -> str:
     """Per-fold P/R/F1 and the mean (std) row, percent."""
-    lines = [f"Cross-validation, mode `{summary.get('mode')}`; P/R/F1 of the positive class, percent.", "",
+    lines = [f"Cross-validation of `{summary.get('config')}` ({summary.get('architecture')}); "
+             "P/R/F1 of the positive class, percent.", "",
              "| fold | P | R | F1 | pairs |", "|---:|---:|---:|---:|---:|"]
     for r in summary["folds"]:
         lines.append(f"| {r['fold']} | {100 * r['rel_micro_p']:.2f} | {100 * r['rel_micro_r']:.2f} | "

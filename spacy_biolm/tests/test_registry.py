@@ -19,11 +19,13 @@ found = {
     "factory": nlp.add_pipe("biolm_abbreviations").__class__.__module__,
 }
 found["relations"] = [
-    nlp.add_pipe("relation_extractor", config={"model": {"@architectures": "spacy-biolm.AnonymisedRelationModel.v1",
-                                                           "name": "unused-until-initialised", "placeholders": {}}}).__class__.__module__,
+    nlp.add_pipe("relation_extractor", config={"model": {
+        "@architectures": "spacy-biolm.RelationAnonymised.v1", "placeholders": {},
+        "encoder": {"@architectures": "spacy-biolm.PairEncoder.v1", "name": "unused-until-initialised"}}}).__class__.__module__,
     spacy.registry.readers.get("spacy-biolm.RelationCorpus.v1").__module__,
     spacy.registry.scorers.get("spacy-biolm.relations_scorer.v1").__module__,
-    spacy.registry.architectures.get("spacy-biolm.SpanPairRelationModel.v1").__module__,
+    spacy.registry.architectures.get("spacy-biolm.RelationFast.v1").__module__,
+    spacy.registry.architectures.get("spacy-biolm.RelationAnonymised.v1").__module__,
 ]
 # Other plugins' entry points (spacy-transformers) import transformers; ours must not.
 import importlib.metadata as md
@@ -45,6 +47,7 @@ print(json.dumps(found))
         "spacy_biolm.pipes.relation_extractor.component",
         "spacy_biolm.corpora.relations",
         "spacy_biolm.pipes.relation_extractor.scorer",
+        "spacy_biolm.pipes.relation_extractor.model",
         "spacy_biolm.pipes.relation_extractor.model",
     ]
     assert len(found["modules"]) >= 3

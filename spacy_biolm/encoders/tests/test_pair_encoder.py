@@ -4,7 +4,7 @@ ELECTRA / BERT / ALBERT families."""
 import numpy
 import pytest
 
-from spacy_biolm.encoders import PairClassifier, PairEncoder, SpanExtractor, get_tokenizer, tokenize_pairs
+from spacy_biolm.encoders import PairClassifier, PairEncoder, SpanExtractor, get_tokenizer, tokenize_windows
 from spacy_biolm.pipes.answer_span.decoding import decode_windows, gold_token_positions
 
 QUESTION = "Which gene causes cancer ?"
@@ -23,7 +23,7 @@ def _encoder(path, window=24, stride=6):
 def test_long_passage_is_windowed_with_overlap_and_nothing_is_lost(tiny_qa_encoder):
     model = _encoder(tiny_qa_encoder)
     tokenizer = get_tokenizer(model)
-    batch = tokenize_pairs(tokenizer, [(QUESTION, PASSAGE)], window=24, stride=6)
+    batch = tokenize_windows(tokenizer, [(QUESTION, PASSAGE)], window=24, stride=6)
     n_windows = len(batch["pair_index"])
     assert n_windows > 3 and set(batch["pair_index"]) == {0}
     assert batch["inputs"]["input_ids"].shape == (n_windows, 24)
@@ -43,7 +43,7 @@ def test_long_passage_is_windowed_with_overlap_and_nothing_is_lost(tiny_qa_encod
 
 def test_answers_map_back_to_exact_characters_across_window_boundaries(tiny_qa_encoder):
     model = _encoder(tiny_qa_encoder)
-    batch = tokenize_pairs(get_tokenizer(model), [(QUESTION, PASSAGE)], window=24, stride=6)
+    batch = tokenize_windows(get_tokenizer(model), [(QUESTION, PASSAGE)], window=24, stride=6)
     offsets, mask = batch["offsets"], batch["passage_mask"]
     for answer in ("tamoxifen", "TP53 protein", "BRCA1", "naïve β-catenin"):
         start = PASSAGE.index(answer)
@@ -74,12 +74,33 @@ def test_answers_map_back_to_exact_characters_across_window_boundaries(tiny_qa_e
 
 def test_empty_passage_and_too_long_question(tiny_qa_encoder):
     model = _encoder(tiny_qa_encoder)
-    batch = tokenize_pairs(get_tokenizer(model), [(QUESTION, "")], window=24, stride=6)
+    batch = tokenize_windows(get_tokenizer(model), [(QUESTION, "")], window=24, stride=6)
     assert len(batch["pair_index"]) == 1 and not batch["passage_mask"].any()
     with pytest.raises(ValueError, match="does not fit a window"):
-        tokenize_pairs(get_tokenizer(model), [(" ".join(["BRCA1"] * 30), PASSAGE)], window=24, stride=6)
+        tokenize_windows(get_tokenizer(model), [(" ".join(["BRCA1"] * 30), PASSAGE)], window=24, stride=6)
     with pytest.raises(ValueError, match="stride"):
         PairEncoder(str(tiny_qa_encoder), window=24, stride=12)
+
+
+def test_single_texts_are_one_segment_windowed_without_loss(tiny_qa_encoder):
+    model = _encoder(tiny_qa_encoder)
+    tokenizer = get_tokenizer(model)
+    batch = tokenize_windows(tokenizer, [PASSAGE, "BRCA1 is a gene ."], window=24, stride=6)
+    ids, index = batch["inputs"]["input_ids"], batch["pair_index"]
+    assert index[-1] == 1 and (index == 1).sum() == 1 and (index == 0).sum() >= 3
+    short = ids[index == 1][0]
+    # [CLS] text [SEP]: one segment, no question and no second [SEP].
+    assert list(short).count(tokenizer.sep_token_id) == 1 and short[0] == tokenizer.cls_token_id
+    assert "token_type_ids" not in batch["inputs"] or not batch["inputs"]["token_type_ids"].any()
+    pieces = {tuple(o) for w in numpy.flatnonzero(index == 0) for o, m in zip(batch["offsets"][w], batch["passage_mask"][w]) if m}
+    whole = tokenizer(PASSAGE, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+    assert pieces == set(map(tuple, whole))
+    with pytest.raises(ValueError, match="not a mix"):
+        tokenize_windows(tokenizer, [PASSAGE, (QUESTION, PASSAGE)], window=24, stride=6)
+    # The classifier gives one row per text, however many windows it took.
+    classifier = PairClassifier(model, n_labels=3)
+    classifier.initialize()
+    assert classifier.predict([PASSAGE, "BRCA1 is a gene ."]).shape == (2, 3)
 
 
 def test_gradients_reach_the_encoder_and_serialisation_round_trips(tiny_qa_encoder):

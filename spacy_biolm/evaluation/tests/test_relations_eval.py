@@ -1,4 +1,4 @@
-"""Relation runs: mode switching, fold summaries and the paper table."""
+"""Relation runs: one config per task and mode, fold summaries and the paper table."""
 
 import json
 from pathlib import Path
@@ -6,25 +6,29 @@ from pathlib import Path
 import pytest
 from spacy.util import load_config
 
-from spacy_biolm.evaluation.relations import apply_mode, cv_markdown, relations_table, summarise_folds
+from spacy_biolm.evaluation.relations import cv_markdown, relation_architecture, relations_table, summarise_folds
 
 REPO = Path(__file__).resolve().parents[3]
 PAPER = REPO.parent / "shared" / "reference" / "paper_results.json"
 
 
-@pytest.mark.parametrize("name", ["relations_gad.cfg", "relations_chemprot.cfg"])
-def test_modes_switch_pipeline_and_model(name):
-    config = load_config(REPO / "configs" / name, interpolate=False)
-    fast = apply_mode(config, "fast")
-    assert fast["nlp"]["pipeline"] == ["transformer", "relation_extractor"]
-    assert fast["components"]["relation_extractor"]["model"]["@architectures"] == "spacy-biolm.SpanPairRelationModel.v1"
-    anonymised = apply_mode(config, "anonymised")
-    assert anonymised["nlp"]["pipeline"] == ["relation_extractor"]
-    assert "transformer" not in anonymised["components"]
-    assert anonymised["components"]["relation_extractor"]["model"]["@architectures"] == "spacy-biolm.AnonymisedRelationModel.v1"
-    assert config["nlp"]["pipeline"] == ["transformer", "relation_extractor"]  # the input is not modified
-    with pytest.raises(ValueError, match="unknown relation mode"):
-        apply_mode(config, "marker")
+@pytest.mark.parametrize("task", ["gad", "chemprot"])
+def test_each_mode_is_its_own_config(task):
+    fast = REPO / "configs" / f"relations_{task}_fast.cfg"
+    anonymised = REPO / "configs" / f"relations_{task}_anonymised.cfg"
+    assert relation_architecture(fast) == "spacy-biolm.RelationFast.v1"
+    assert relation_architecture(anonymised) == "spacy-biolm.RelationAnonymised.v1"
+    assert load_config(fast, interpolate=False)["nlp"]["pipeline"] == ["transformer", "relation_extractor"]
+    config = load_config(anonymised, interpolate=False)
+    assert config["nlp"]["pipeline"] == ["relation_extractor"] and "transformer" not in config["components"]
+    assert config["components"]["relation_extractor"]["model"]["encoder"]["@architectures"] == "spacy-biolm.PairEncoder.v1"
+    # Same task settings in both modes: only the input mode differs.
+    fast_settings = dict(load_config(fast, interpolate=False)["components"]["relation_extractor"])
+    anonymised_settings = dict(config["components"]["relation_extractor"])
+    assert {k: v for k, v in fast_settings.items() if k != "model"} == \
+        {k: v for k, v in anonymised_settings.items() if k != "model"}
+    with pytest.raises(ValueError, match="no \\[components.relation_extractor.model\\]"):
+        relation_architecture(REPO / "configs" / "yes_no.cfg")
 
 
 def test_fold_summary_mean_and_sample_std(tmp_path):
@@ -33,7 +37,7 @@ def test_fold_summary_mean_and_sample_std(tmp_path):
     summary = summarise_folds(folds)
     assert summary["rel_micro_p_mean"] == pytest.approx(60.0)
     assert summary["rel_micro_f_std"] == pytest.approx(14.142135, rel=1e-5)  # sample std of 60, 80
-    summary["mode"] = "fast"
+    summary.update({"config": "configs/relations_gad_fast.cfg", "architecture": "spacy-biolm.RelationFast.v1"})
     assert "| mean (std) | 60.00 (14.14) | 90.00 (14.14) | 70.00 (14.14) | |" in cv_markdown(summary)
     (tmp_path / "cv.json").write_text(json.dumps(summary))
     (tmp_path / "one.json").write_text(json.dumps({"rel_micro_p": 0.25, "rel_micro_r": 0.5, "rel_micro_f": 1 / 3}))

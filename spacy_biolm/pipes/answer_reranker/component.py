@@ -18,27 +18,24 @@ from spacy.tokens import Doc, Span, SpanGroup
 from spacy.training import Example
 from thinc.api import Model
 
-from ..qa_pipe import PairClassifierPipe, default_model, softmax
+from ..base import ClassifierPipe
+from ...doc_data import get_question
+from ..qa_pipe import qa_factory_config
+from .scorer import gold_sentence_offsets
 
-__all__ = ["AnswerReranker", "make_answer_reranker", "candidate_sentences", "GOLD_KEY"]
-
+__all__ = ["AnswerReranker", "make_answer_reranker", "candidate_sentences"]
 
 LABELS = ("irrelevant", "relevant")
-GOLD_KEY = "relevant_sents"
-
-DEFAULT_MODEL = default_model("spacy-biolm.AnswerRerankerModel.v1", window=128, stride=32)
 
 
 @Language.factory(
     "answer_reranker",
     assigns=["doc.spans"],
     requires=["doc._.question", "token.is_sent_start"],
-    default_config={
-        "model": DEFAULT_MODEL,
-        "spans_key": "ranked_sents",
-        "class_weights": None,
-        "scorer": {"@scorers": "spacy-biolm.answer_reranker_scorer.v1"},
-    },
+    default_config=qa_factory_config(
+        "spacy-biolm.AnswerRerankerModel.v1", "spacy-biolm.answer_reranker_scorer.v1", window=128, stride=32,
+        spans_key="ranked_sents", class_weights=None,
+    ),
     default_score_weights={"rerank_mrr": 1.0},
 )
 def make_answer_reranker(nlp: Language, name: str, model: Model, spans_key: str, class_weights, scorer: Optional[Callable]):
@@ -68,28 +65,32 @@ def candidate_sentences(doc: Doc, component: str = "answer_reranker") -> List[Sp
 
 def gold_relevance(example: Example, sentences: List[Span]) -> List[int]:
     """1 for each predicted sentence whose character span is a gold relevant sentence, else 0."""
-    reference = example.reference
-    gold = {(s.start_char, s.end_char) for s in reference.spans[GOLD_KEY]} if GOLD_KEY in reference.spans else set()
+    gold = gold_sentence_offsets(example.reference)
     return [int((s.start_char, s.end_char) in gold) for s in sentences]
 
 
-class AnswerReranker(PairClassifierPipe):
+class AnswerReranker(ClassifierPipe):
     """Relevance of each candidate sentence of a (question, sentences) Doc; sentences ranked."""
 
-    labels = LABELS
+    @property
+    def classes(self) -> Tuple[str, ...]:
+        return LABELS
 
-    def make_pairs(self, docs: Sequence[Doc]) -> Tuple[List[Tuple[str, str]], List[Tuple[int, Span]]]:
+    def scorer_settings(self):
+        return {"spans_key": self.cfg["spans_key"]}
+
+    def model_input(self, docs: Sequence[Doc]) -> Tuple[List[Tuple[str, str]], List[Tuple[int, Span]]]:
         pairs, owners = [], []
         for i, doc in enumerate(docs):
-            question = self.question_of(doc)
+            question = get_question(doc, self.name)
             for sentence in candidate_sentences(doc, self.name):
                 pairs.append((question, sentence.text))
                 owners.append((i, sentence))
         return pairs, owners
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
-        owners, logits = predictions
-        relevance = softmax(self.model.ops.to_numpy(logits))[:, 1] if len(owners) else numpy.zeros(0)
+        owners, probs = predictions
+        relevance = probs[:, 1] if len(owners) else numpy.zeros(0)
         per_doc: dict = {}
         for (i, sentence), p in zip(owners, relevance):
             per_doc.setdefault(i, []).append((float(p), sentence))

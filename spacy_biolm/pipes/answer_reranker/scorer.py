@@ -6,16 +6,23 @@ reciprocal rank is 1/rank of its first gold relevant sentence. Questions without
 candidate have no rank and are left out (``rerank_questions`` counts those scored).
 """
 
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
+from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
 from ...doc_data import question_group
 
-__all__ = ["make_answer_reranker_scorer", "score_reranking", "reciprocal_rank"]
+__all__ = ["make_answer_reranker_scorer", "score_reranking", "reciprocal_rank", "gold_sentence_offsets", "GOLD_KEY"]
 
+# Where gold Docs mark their relevant sentences (the QA converters write it).
 GOLD_KEY = "relevant_sents"
+
+
+def gold_sentence_offsets(doc: Doc) -> Set[Tuple[int, int]]:
+    """(start_char, end_char) of the gold relevant sentences of ``doc`` (empty when none)."""
+    return {(s.start_char, s.end_char) for s in doc.spans[GOLD_KEY]} if GOLD_KEY in doc.spans else set()
 
 
 def reciprocal_rank(scored: List[Tuple[float, bool]]) -> Optional[float]:
@@ -32,9 +39,8 @@ def score_reranking(examples: Iterable[Example], spans_key: str = "ranked_sents"
     """``rerank_mrr`` (fraction) and ``rerank_questions`` (how many questions were scored)."""
     groups: Dict[str, List[Tuple[float, bool]]] = {}
     for eg in examples:
-        reference = eg.reference
-        gold = {(s.start_char, s.end_char) for s in reference.spans[GOLD_KEY]} if GOLD_KEY in reference.spans else set()
-        items = groups.setdefault(question_group(reference), [])
+        gold = gold_sentence_offsets(eg.reference)
+        items = groups.setdefault(question_group(eg.reference), [])
         if spans_key not in eg.predicted.spans:
             continue
         ranked = eg.predicted.spans[spans_key]

@@ -16,26 +16,21 @@ from spacy.tokens import Doc, SpanGroup
 from spacy.training import Example
 from thinc.api import Model
 
-from ..qa_pipe import QAPipe, default_model, softmax
+from ..base import ModelPipe, softmax
+from ..qa_pipe import passage_pairs, qa_factory_config
 from .decoding import decode_windows, gold_token_positions
 
 __all__ = ["AnswerSpanExtractor", "make_answer_span", "gold_char_spans"]
-
-
-DEFAULT_MODEL = default_model("spacy-biolm.AnswerSpanModel.v1", window=256, stride=64)
 
 
 @Language.factory(
     "answer_span",
     assigns=["doc.spans"],
     requires=["doc._.question"],
-    default_config={
-        "model": DEFAULT_MODEL,
-        "spans_key": "answers",
-        "n_best": 20,
-        "max_answer_length": 30,
-        "scorer": {"@scorers": "spacy-biolm.answer_span_scorer.v1"},
-    },
+    default_config=qa_factory_config(
+        "spacy-biolm.AnswerSpanModel.v1", "spacy-biolm.answer_span_scorer.v1", window=256, stride=64,
+        spans_key="answers", n_best=20, max_answer_length=30,
+    ),
     default_score_weights={
         "answer_em": 0.0,
         "answer_f1": 0.5,
@@ -81,11 +76,14 @@ def gold_char_spans(doc: Doc, spans_key: str = "answers") -> List[Tuple[int, int
     return [(span.start_char, span.end_char) for span in group]
 
 
-class AnswerSpanExtractor(QAPipe):
+class AnswerSpanExtractor(ModelPipe):
     """Extractive question answering over (question, passage) Docs."""
 
-    def make_pairs(self, docs: Sequence[Doc]):
-        return [(self.question_of(doc), doc.text) for doc in docs], list(range(len(docs)))
+    def model_input(self, docs: Sequence[Doc]):
+        return passage_pairs(docs, self.name)
+
+    def scorer_settings(self):
+        return {"spans_key": self.cfg["spans_key"]}
 
     def decode(self, predictions) -> List[List[Tuple[int, int, float]]]:
         """The n-best ``(start_char, end_char, probability)`` answers of each Doc."""

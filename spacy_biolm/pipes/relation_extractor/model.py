@@ -1,4 +1,10 @@
-"""Registered architectures of ``relation_extractor``.
+"""Registered architectures of ``relation_extractor``: its two input modes, chosen in the config.
+
+* ``spacy-biolm.RelationFast.v1``: one encoder pass per sentence through the shared
+  ``transformer`` (a listener), the two entity spans mean-pooled.
+* ``spacy-biolm.RelationAnonymised.v1``: one encoder pass per candidate pair, the sentence with
+  the pair's entities replaced by typed placeholders (or marked), on a
+  ``spacy-biolm.PairEncoder.v1`` with a ``PairClassifier`` head.
 
 Both take ``(docs, pairs)`` — ``pairs[i]`` an ``(n, 4)`` int array of token offsets
 ``head_start, head_end, tail_start, tail_end`` into ``docs[i]`` — and return one row of logits
@@ -10,20 +16,17 @@ module level; torch and transformers are imported when a model is built.
 
 from __future__ import annotations
 
-import logging
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Dropout, Linear, Model, Relu, chain
-from thinc.types import ArgsKwargs, Floats2d, Ints2d
+from thinc.types import Floats2d, Ints2d
 
 from .data import anonymise
 
-__all__ = ["create_span_pair_model", "create_anonymised_model", "RelationInput"]
-
-logger = logging.getLogger("spacy_biolm.relations")
+__all__ = ["create_relation_fast", "create_relation_anonymised", "pair_texts", "RelationInput"]
 
 RelationInput = Tuple[List[Doc], List[Ints2d]]
 
@@ -33,8 +36,8 @@ RelationInput = Tuple[List[Doc], List[Ints2d]]
 # ---------------------------------------------------------------------------------------------
 
 
-@registry.architectures("spacy-biolm.SpanPairRelationModel.v1")
-def create_span_pair_model(
+@registry.architectures("spacy-biolm.RelationFast.v1")
+def create_relation_fast(
     tok2vec: Model[List[Doc], List[Floats2d]],
     hidden_width: int = 256,
     dropout: float = 0.1,
@@ -64,7 +67,7 @@ def _token_width(tok2vec: Model) -> int:
         if node.has_dim("nO") is True:
             return node.get_dim("nO")
     raise ValueError(
-        "SpanPairRelationModel: the tok2vec layer has no known output width; initialise the "
+        "RelationFast: the tok2vec layer has no known output width; initialise the "
         "upstream `transformer` before `relation_extractor` (put it earlier in the pipeline)."
     )
 
@@ -135,82 +138,86 @@ def _span_pair_forward(model: Model, inputs: RelationInput, is_train: bool):
     return scores, backprop
 
 
+
+
 # ---------------------------------------------------------------------------------------------
 # anonymised mode: one encoder pass per pair, entities replaced by typed placeholders
 # ---------------------------------------------------------------------------------------------
 
+# Context kept each side of a pair (in tokens) when its sentence is longer than the encoder
+# window: the widest that fits is used.
+CONTEXT_STEPS = (32, 16, 8, 4, 0)
 
-@registry.architectures("spacy-biolm.AnonymisedRelationModel.v1")
-def create_anonymised_model(
-    name: str,
+
+@registry.architectures("spacy-biolm.RelationAnonymised.v1")
+def create_relation_anonymised(
+    encoder: Model,
     placeholders: Dict[str, str],
     other_placeholder: Optional[str] = None,
     style: str = "replace",
-    max_length: int = 128,
     dropout: float = 0.1,
     batch_size: int = 64,
     nO: Optional[int] = None,
 ) -> Model[RelationInput, Floats2d]:
     """Anonymised mode (BioBERT, Bio-ELECTRA): one encoder input per candidate pair.
 
-    The pair's sentence is rewritten with the head and tail replaced by their label's placeholder
-    (``placeholders``; a label without an entry gets BioBERT's ``@LABEL$``, e.g. ``@GENE$`` and
-    ``@DISEASE$`` for GAD with ``placeholders = {}``; ChemProt:
-    ``{"CHEMICAL": "BC6ENTC", "GENE": "BC6ENTG"}`` with ``other_placeholder = "BC6OTHER"`` for the
-    remaining entities), or with ``style = "mark"`` wrapped in SciBERT's ``<< >>``/``[[ ]]``
-    markers. The model owns its HF encoder ``name`` (any local HF directory or hub name) and
-    tokenizer; the first token's vector goes through dropout and a linear layer to ``nO`` logits.
-    Weights, config and tokenizer are serialised inside the pipeline, so ``name`` is only read
-    when the pipeline is initialised for training. Inputs longer than ``max_length`` wordpieces
-    are cut to a window of tokens around the pair; a pair longer than that is truncated with a
-    logged warning. ``batch_size`` caps pairs per encoder call.
+    encoder (Model): a ``spacy-biolm.PairEncoder.v1`` (its HF encoder and tokenizer travel inside
+        the pipeline); each pair is one single-segment input ``[CLS] sentence [SEP]``.
+    placeholders (dict): the pair's head and tail are replaced by their label's placeholder; a
+        label without an entry gets BioBERT's ``@LABEL$`` (``@GENE$`` and ``@DISEASE$`` for GAD
+        with ``placeholders = {}``); ChemProt: ``{"CHEMICAL": "BC6ENTC", "GENE": "BC6ENTG"}``.
+    other_placeholder (str): replaces every other entity of the sentence (ChemProt's ``BC6OTHER``).
+    style (str): ``"replace"`` (placeholders) or ``"mark"`` (SciBERT's ``<< >>``/``[[ ]]``
+        markers around the entities' own text).
+    dropout (float): dropout on the ``[CLS]`` vector before the linear layer.
+    batch_size (int): at most this many pairs per encoder call (bounds memory on Docs with
+        many pairs).
+    nO (int): labels + 1; set by the component from its labels when null.
+
+    A sentence longer than the encoder's window is cut to a window of tokens around the pair
+    (the widest of 32, 16, 8, 4, 0 tokens of context each side that fits); a pair whose own
+    extent is longer still is read by the encoder in overlapping windows (logits averaged).
     """
+    from ...encoders.heads import PairClassifier
+
     if style not in ("replace", "mark"):
-        raise ValueError(f"AnonymisedRelationModel: style must be 'replace' or 'mark', got {style!r}")
-    import torch
-    from thinc.api import PyTorchShim
-
-    from .hf_pair import deserialize_pair_classifier, serialize_pair_classifier
-
-    shim = PyTorchShim(
-        torch.nn.Module(),
-        serialize_model=serialize_pair_classifier,
-        deserialize_model=deserialize_pair_classifier,
-    )
+        raise ValueError(f"RelationAnonymised: style must be 'replace' or 'mark', got {style!r}")
+    if batch_size < 1:
+        raise ValueError(f"RelationAnonymised: batch_size must be >= 1, got {batch_size}")
+    classifier = PairClassifier(encoder, n_labels=nO, dropout=dropout)
     return Model(
-        "anonymised_relation",
+        "relation_anonymised",
         _anonymised_forward,
         init=_anonymised_init,
-        shims=[shim],
+        layers=[classifier],
+        refs={"encoder": encoder, "classifier": classifier},
         dims={"nO": nO},
         attrs={
-            "name": str(name),
             "placeholders": dict(placeholders),
             "other_placeholder": other_placeholder,
             "style": style,
-            "max_length": max_length,
-            "dropout": dropout,
             "batch_size": batch_size,
         },
     )
 
 
-def _anonymised_init(model: Model, X=None, Y=None) -> None:
-    from .hf_pair import load_pair_classifier
-
+def _anonymised_init(model: Model, X: Optional[RelationInput] = None, Y=None) -> None:
+    classifier = model.get_ref("classifier")
     if model.has_dim("nO") is not True:
-        raise ValueError("AnonymisedRelationModel: nO (number of labels + 1) must be set before initialising")
-    shim = model.shims[0]
-    shim._model = load_pair_classifier(model.attrs["name"], model.get_dim("nO"), model.attrs["dropout"])
+        raise ValueError("RelationAnonymised: nO (number of labels + 1) must be set before initialising")
+    if classifier.has_dim("nO") is not True:
+        classifier.set_dim("nO", model.get_dim("nO"))
+    classifier.initialize()
 
 
-def pair_texts(model: Model, docs: Sequence[Doc], pairs: Sequence[Ints2d], tokenizer=None) -> List[str]:
+def pair_texts(model: Model, docs: Sequence[Doc], pairs: Sequence[Ints2d]) -> List[str]:
     """The anonymised encoder input of every pair, in order.
 
-    With a ``tokenizer``, an input longer than ``max_length`` wordpieces is cut to a window of
-    tokens around the pair (32, 16, 8, 4, then 0 tokens of context each side) so both entities
-    stay in; only a pair whose own extent is too long is left to truncation (and warned about).
+    An input longer than the encoder window is cut to a window of tokens around the pair (32,
+    16, 8, 4, then 0 tokens of context each side) so both entities stay in.
     """
+    from ...encoders.pair_encoder import get_tokenizer
+
     attrs = model.attrs
     args = (attrs["placeholders"], attrs["other_placeholder"], attrs["style"])
     spans = []
@@ -222,58 +229,44 @@ def pair_texts(model: Model, docs: Sequence[Doc], pairs: Sequence[Ints2d], token
             tail = ents.get((int(ts), int(te))) or doc[int(ts):int(te)]
             spans.append((doc, head, tail))
     texts = [anonymise(doc, head, tail, *args) for doc, head, tail in spans]
-    if tokenizer is None or not texts:
+    if not texts:
         return texts
-    lengths = [len(ids) for ids in tokenizer(texts, add_special_tokens=True)["input_ids"]]
-    for i, n_pieces in enumerate(lengths):
-        if n_pieces <= attrs["max_length"]:
+    encoder = model.get_ref("encoder")
+    tokenizer, window = get_tokenizer(encoder), encoder.attrs["window"]
+    for i, n_pieces in enumerate(_n_pieces(tokenizer, texts)):
+        if n_pieces <= window:
             continue
         doc, head, tail = spans[i]
         first, last = min(head.start, tail.start), max(head.end, tail.end)
-        for context in (32, 16, 8, 4, 0):
-            window = (max(0, first - context), min(len(doc), last + context))
-            texts[i] = anonymise(doc, head, tail, *args, window=window)
-            if _n_pieces(tokenizer, texts[i]) <= attrs["max_length"]:
+        for context in CONTEXT_STEPS:
+            texts[i] = anonymise(doc, head, tail, *args, window=(max(0, first - context), min(len(doc), last + context)))
+            if _n_pieces(tokenizer, [texts[i]])[0] <= window:
                 break
     return texts
 
 
-def _n_pieces(tokenizer, text: str) -> int:
-    return len(tokenizer(text, add_special_tokens=True)["input_ids"])
+def _n_pieces(tokenizer, texts: List[str]) -> List[int]:
+    return [len(ids) for ids in tokenizer(texts, add_special_tokens=True)["input_ids"]]
 
 
 def _anonymised_forward(model: Model, inputs: RelationInput, is_train: bool):
-    import torch
-    from thinc.api import torch2xp, xp2torch
-
     docs, pairs = inputs
-    n_out = model.get_dim("nO")
-    shim = model.shims[0]
-    tokenizer = shim._model.tokenizer
-    texts = pair_texts(model, docs, pairs, tokenizer)
+    classifier = model.get_ref("classifier")
+    texts = pair_texts(model, docs, pairs)
     if not texts:
-        return model.ops.alloc2f(0, n_out), lambda d_scores: []
-    max_length, step = model.attrs["max_length"], model.attrs["batch_size"]
+        return model.ops.alloc2f(0, model.get_dim("nO")), lambda d_scores: []
+    step = model.attrs["batch_size"]
     outputs, callbacks = [], []
-    truncated = 0
     for begin in range(0, len(texts), step):
-        chunk = texts[begin:begin + step]
-        truncated += sum(_n_pieces(tokenizer, text) > max_length for text in chunk)
-        enc = tokenizer(chunk, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
-        Y, bp = shim(ArgsKwargs(args=(), kwargs=dict(enc)), is_train)
-        outputs.append(Y)
-        callbacks.append(bp)
-    if truncated:
-        logger.warning("%d of %d relation inputs were longer than max_length=%d wordpieces and were truncated",
-                       truncated, len(texts), max_length)
-    scores = model.ops.asarray2f(torch2xp(torch.cat([y.detach() for y in outputs])))
+        scores, backprop_chunk = classifier(texts[begin:begin + step], is_train)
+        outputs.append(scores)
+        callbacks.append(backprop_chunk)
 
-    def backprop(d_scores: Floats2d):
+    def backprop(d_scores: Floats2d) -> List:
         row = 0
-        for Y, bp in zip(outputs, callbacks):
-            n = Y.shape[0]
-            bp(ArgsKwargs(args=(Y,), kwargs={"grad_tensors": xp2torch(d_scores[row:row + n])}))
-            row += n
+        for scores, backprop_chunk in zip(outputs, callbacks):
+            backprop_chunk(d_scores[row:row + len(scores)])
+            row += len(scores)
         return []
 
-    return scores, backprop
+    return model.ops.xp.vstack(outputs), backprop

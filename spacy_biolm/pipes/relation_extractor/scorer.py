@@ -12,20 +12,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable, Dict, Iterable, Optional, Sequence
 
+from spacy.scorer import PRFScore
 from spacy.training import Example
 from spacy.util import registry
 
 from ...doc_data import get_relations
 
-__all__ = ["score_relations", "make_relations_scorer", "prf"]
-
-
-def prf(tp: int, fp: int, fn: int) -> Dict[str, float]:
-    """Precision, recall and F1 as fractions (0.0 where undefined)."""
-    p = tp / (tp + fp) if tp + fp else 0.0
-    r = tp / (tp + fn) if tp + fn else 0.0
-    f = 2 * p * r / (p + r) if p + r else 0.0
-    return {"p": p, "r": r, "f": f}
+__all__ = ["score_relations", "make_relations_scorer"]
 
 
 def score_relations(
@@ -46,13 +39,15 @@ def score_relations(
             if labels is not None and label not in labels:
                 continue
             counts.setdefault(label, Counter())[kind] += 1
-    total = sum(counts.values(), Counter())
-    micro = prf(total["tp"], total["fp"], total["fn"])
+    per_type = {label: PRFScore(tp=c["tp"], fp=c["fp"], fn=c["fn"]) for label, c in sorted(counts.items())}
+    micro = PRFScore()
+    for score in per_type.values():
+        micro += score
     return {
-        f"{prefix}_micro_p": micro["p"],
-        f"{prefix}_micro_r": micro["r"],
-        f"{prefix}_micro_f": micro["f"],
-        f"{prefix}_f_per_type": {label: prf(c["tp"], c["fp"], c["fn"]) for label, c in sorted(counts.items())},
+        f"{prefix}_micro_p": micro.precision,
+        f"{prefix}_micro_r": micro.recall,
+        f"{prefix}_micro_f": micro.fscore,
+        f"{prefix}_f_per_type": {label: score.to_dict() for label, score in per_type.items()},
         f"{prefix}_counts": {label: dict(c) for label, c in sorted(counts.items())},
     }
 

@@ -6,7 +6,7 @@ linear layer on ``[CLS]`` gives the answer. BioASQ's yes/no questions are ~80% "
 ``class_weights`` setting ("balanced" or ``{"no": 4.0}``) weighs the loss against that imbalance.
 """
 
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence, Tuple
 
 import numpy
 from spacy.language import Language
@@ -14,31 +14,22 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from thinc.api import Model
 
-from ..qa_pipe import PairClassifierPipe, default_model, softmax
+from ..base import ClassifierPipe
+from ..qa_pipe import passage_pairs, qa_factory_config
 
 __all__ = ["YesNoClassifier", "make_yes_no"]
 
-
 LABELS = ("no", "yes")  # index order of the model's logits
-
-DEFAULT_MODEL = default_model("spacy-biolm.YesNoClassifier.v1", window=256, stride=64)
 
 
 @Language.factory(
     "yes_no",
     assigns=["doc.cats"],
     requires=["doc._.question"],
-    default_config={
-        "model": DEFAULT_MODEL,
-        "class_weights": None,
-        "scorer": {"@scorers": "spacy-biolm.yes_no_scorer.v1"},
-    },
-    default_score_weights={
-        "yes_no_macro_f": 1.0,
-        "yes_no_acc": 0.0,
-        "yes_no_f_yes": 0.0,
-        "yes_no_f_no": 0.0,
-    },
+    default_config=qa_factory_config(
+        "spacy-biolm.YesNoClassifier.v1", "spacy-biolm.yes_no_scorer.v1", window=256, stride=64, class_weights=None
+    ),
+    default_score_weights={"yes_no_macro_f": 1.0, "yes_no_acc": 0.0, "yes_no_f_yes": 0.0, "yes_no_f_no": 0.0},
 )
 def make_yes_no(nlp: Language, name: str, model: Model, class_weights: Optional[Any], scorer: Optional[Callable]):
     """Create a ``yes_no`` component.
@@ -59,17 +50,18 @@ def gold_label(example: Example) -> int:
     return 1 if cats["yes"] >= 0.5 else 0
 
 
-class YesNoClassifier(PairClassifierPipe):
+class YesNoClassifier(ClassifierPipe):
     """Yes/no answers for (question, passage) Docs."""
 
-    labels = LABELS
+    @property
+    def classes(self) -> Tuple[str, ...]:
+        return LABELS
 
-    def make_pairs(self, docs: Sequence[Doc]):
-        return [(self.question_of(doc), doc.text) for doc in docs], list(range(len(docs)))
+    def model_input(self, docs: Sequence[Doc]):
+        return passage_pairs(docs, self.name)
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
-        _, logits = predictions
-        probs = softmax(self.model.ops.to_numpy(logits))
+        _, probs = predictions
         for doc, (p_no, p_yes) in zip(docs, probs):
             doc.cats = {"yes": float(p_yes), "no": float(p_no)}
 

@@ -2,20 +2,13 @@
 
 from typing import Any, Callable, Dict, Iterable, List
 
+from spacy.scorer import PRFScore
 from spacy.training import Example
 from spacy.util import registry
 
-__all__ = ["score_yes_no", "make_yes_no_scorer", "prf"]
+__all__ = ["score_yes_no", "make_yes_no_scorer"]
 
 LABELS = ("yes", "no")
-
-
-def prf(tp: int, fp: int, fn: int) -> Dict[str, float]:
-    """Precision, recall and F1 (0 where undefined)."""
-    p = tp / (tp + fp) if tp + fp else 0.0
-    r = tp / (tp + fn) if tp + fn else 0.0
-    f = 2 * p * r / (p + r) if p + r else 0.0
-    return {"p": p, "r": r, "f": f}
 
 
 def _label(cats: Dict[str, float], where: str) -> str:
@@ -36,10 +29,12 @@ def score_yes_no(examples: Iterable[Example], **kwargs: Any) -> Dict[str, float]
         pred.append(_label(eg.predicted.cats, f"the predicted Doc of question {qid!r}"))
     scores: Dict[str, float] = {}
     for label in LABELS:
-        tp = sum(g == p == label for g, p in zip(gold, pred))
-        fp = sum(p == label != g for g, p in zip(gold, pred))
-        fn = sum(g == label != p for g, p in zip(gold, pred))
-        for key, value in prf(tp, fp, fn).items():
+        score = PRFScore(
+            tp=sum(g == p == label for g, p in zip(gold, pred)),
+            fp=sum(p == label != g for g, p in zip(gold, pred)),
+            fn=sum(g == label != p for g, p in zip(gold, pred)),
+        )
+        for key, value in score.to_dict().items():
             scores[f"yes_no_{key}_{label}"] = value
     scores["yes_no_acc"] = sum(g == p for g, p in zip(gold, pred)) / len(gold) if gold else 0.0
     scores["yes_no_macro_f"] = (scores["yes_no_f_yes"] + scores["yes_no_f_no"]) / 2

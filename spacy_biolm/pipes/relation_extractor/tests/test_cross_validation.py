@@ -21,11 +21,11 @@ def test_two_fold_cross_validation_writes_per_fold_and_mean_std(relation_encoder
         write_fold(tmp_path / "folds" / str(fold), 20)
     overrides = {"paths.encoder": str(relation_encoder), "training.max_steps": 2, "training.eval_frequency": 1,
                  "training.batcher.seconds": 60}
-    summary = cross_validate(REPO / "configs" / "relations_gad.cfg", tmp_path / "folds", tmp_path / "cv",
-                             mode="anonymised", folds=[1, 2], overrides=overrides)
+    summary = cross_validate(REPO / "configs" / "relations_gad_anonymised.cfg", tmp_path / "folds", tmp_path / "cv",
+                             folds=[1, 2], overrides=overrides)
     assert [f["fold"] for f in summary["folds"]] == [1, 2]
     assert all(f["pairs"] == 6 for f in summary["folds"])
     saved = json.loads((tmp_path / "cv" / "cv.json").read_text())
-    assert saved["mode"] == "anonymised" and "rel_micro_f_std" in saved
+    assert saved["architecture"] == "spacy-biolm.RelationAnonymised.v1" and "rel_micro_f_std" in saved
     assert (tmp_path / "cv" / "fold_2" / "test_scores.json").is_file()
     assert "| mean (std) |" in (tmp_path / "cv" / "cv.md").read_text()

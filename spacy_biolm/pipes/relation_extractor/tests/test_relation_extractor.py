@@ -10,6 +10,9 @@ from spacy.training import Example
 
 from spacy_biolm.doc_data import Relation, get_relations, set_relations
 from spacy_biolm.pipes.relation_extractor.data import PairLimitExceeded, anonymise, candidate_pairs
+from spacy_biolm.testing import device_params, record_input_devices
+
+DEVICES = device_params()
 from spacy_biolm.pipes.relation_extractor.scorer import score_relations
 
 GAD_PLACEHOLDERS = {"GENE": "@GENE$", "DISEASE": "@DISEASE$"}
@@ -126,18 +129,18 @@ def gad_examples(n=24):
     return examples
 
 
-ANONYMISED = {
-    "@architectures": "spacy-biolm.AnonymisedRelationModel.v1",
-    "placeholders": {},  # BioBERT's @LABEL$ for every label
-    "max_length": 32,
-}
+def anonymised_model(encoder, window=32):
+    return {
+        "@architectures": "spacy-biolm.RelationAnonymised.v1",
+        "placeholders": {},  # BioBERT's @LABEL$ for every label
+        "encoder": {"@architectures": "spacy-biolm.PairEncoder.v1", "name": str(encoder), "window": window, "stride": 8},
+    }
 
 
-def anonymised_nlp(encoder):
+def anonymised_nlp(encoder, **settings):
     nlp = spacy.blank("en")
     nlp.add_pipe("relation_extractor", config={
-        "labels": ["ASSOCIATION"], "pair_types": [["GENE", "DISEASE"]],
-        "model": {**ANONYMISED, "name": str(encoder)},
+        "labels": ["ASSOCIATION"], "pair_types": [["GENE", "DISEASE"]], "model": anonymised_model(encoder), **settings,
     })
     return nlp
 
@@ -192,12 +195,13 @@ def test_gold_label_outside_the_config_is_an_error(relation_encoder):
 
 def test_labels_come_from_the_data_when_not_configured(relation_encoder):
     nlp = spacy.blank("en")
-    nlp.add_pipe("relation_extractor", config={"model": {**ANONYMISED, "name": str(relation_encoder)}})
+    nlp.add_pipe("relation_extractor", config={"model": anonymised_model(relation_encoder)})
     nlp.initialize(lambda: gad_examples(4))
     assert nlp.get_pipe("relation_extractor").labels == ("ASSOCIATION",)
 
 
 def test_long_inputs_are_windowed_around_the_pair(relation_encoder):
+    from spacy_biolm.encoders import get_tokenizer
     from spacy_biolm.pipes.relation_extractor.model import pair_texts
 
     nlp = anonymised_nlp(relation_encoder)
@@ -205,7 +209,47 @@ def test_long_inputs_are_windowed_around_the_pair(relation_encoder):
     model = nlp.get_pipe("relation_extractor").model
     words = ["filler"] * 80 + ["@GENE$", "causes", "@DISEASE$"] + ["filler"] * 80
     doc = make_doc(words, [(80, 81, "GENE"), (82, 83, "DISEASE")])
-    tokenizer = model.shims[0]._model.tokenizer
-    (text,) = pair_texts(model, [doc], [numpy.asarray([[80, 81, 82, 83]])], tokenizer)
+    tokenizer = get_tokenizer(model.get_ref("encoder"))
+    (text,) = pair_texts(model, [doc], [numpy.asarray([[80, 81, 82, 83]])])
     assert "@GENE$ causes @DISEASE$" in text
     assert len(tokenizer(text)["input_ids"]) <= 32
+    # A pair longer than the window is not truncated: the encoder reads it in overlapping windows.
+    words = ["@GENE$"] + ["filler"] * 60 + ["@DISEASE$"]
+    doc = make_doc(words, [(0, 1, "GENE"), (61, 62, "DISEASE")])
+    (text,) = pair_texts(model, [doc], [numpy.asarray([[0, 1, 61, 62]])])
+    assert text == " ".join(words)
+    probs = nlp.get_pipe("relation_extractor").predict([doc])[1]
+    assert probs.shape == (1, 2) and probs.sum() == pytest.approx(1.0, abs=1e-5)
+
+
+def test_class_weights_reach_the_loss(relation_encoder):
+    nlp = anonymised_nlp(relation_encoder, class_weights="balanced")
+    examples = gad_examples(6)  # 3 related, 3 not: balanced weights are 1.0 each
+    nlp.initialize(lambda: examples)
+    assert nlp.get_pipe("relation_extractor").cfg["resolved_class_weights"] == [1.0, 1.0]
+    nlp = anonymised_nlp(relation_encoder, class_weights={"NO_RELATION": 3.0})
+    nlp.initialize(lambda: examples)
+    extractor = nlp.get_pipe("relation_extractor")
+    assert extractor.cfg["resolved_class_weights"] == [3.0, 1.0]
+    # Equal logits: the weighted gradient of a negative pair is three times that of a positive.
+    owners = [(i, *pair) for i, eg in enumerate(examples[:2]) for pair in extractor.candidate_pairs(eg.predicted)]
+    _, gradient = extractor.get_loss(examples[:2], (owners, numpy.zeros((2, 2), dtype="float32")))
+    assert gradient[1, 0] == pytest.approx(3 * gradient[0, 1])
+    with pytest.raises(ValueError, match="unknown labels"):
+        anonymised_nlp(relation_encoder, class_weights={"CAUSES": 2.0}).initialize(lambda: examples)
+
+
+@pytest.mark.parametrize("device", DEVICES, indirect=True)
+def test_anonymised_mode_feeds_its_encoder_on_the_encoders_device(device, relation_encoder):
+    from spacy_biolm.encoders.devices import module_device
+
+    nlp = anonymised_nlp(relation_encoder)
+    examples = gad_examples(4)
+    optimizer = nlp.initialize(lambda: examples)
+    hf_model = nlp.get_pipe("relation_extractor").model.get_ref("encoder").layers[0].shims[0]._model
+    seen = record_input_devices(hf_model)
+    nlp.update(examples, sgd=optimizer)
+    predicted = list(nlp.pipe([eg.predicted.copy() for eg in examples]))
+    assert seen and set(seen) == {module_device(hf_model)}
+    assert module_device(hf_model).type == ("cuda" if device == "gpu" else "cpu")
+    assert all(0.0 < rel.score <= 1.0 for doc in predicted for rel in doc._.relations)

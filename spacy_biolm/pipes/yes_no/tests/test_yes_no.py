@@ -8,7 +8,7 @@ from spacy.training import Example
 from spacy_biolm import make_question_doc
 from spacy_biolm.testing import make_qa_nlp, overfit
 from spacy_biolm.doc_data import MissingQuestionError
-from spacy_biolm.pipes.qa_pipe import resolve_class_weights, weighted_cross_entropy
+from spacy_biolm.pipes.base import resolve_class_weights, weighted_cross_entropy
 from spacy_biolm.pipes.yes_no.scorer import score_yes_no
 
 PAIRS = [

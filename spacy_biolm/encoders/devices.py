@@ -1,0 +1,31 @@
+"""Where torch inputs go: the one place that decides the device of an encoder's input tensors.
+
+Every conversion of numpy/cupy arrays into torch inputs for an encoder goes through
+``tensors_for``, so inputs always land on the device of the module's own parameters (the GPU
+when spaCy runs on one, ``spacy.require_gpu()`` / ``--gpu-id``; the CPU otherwise), however the
+module got there (built at ``initialize``, loaded from disk, moved by the user).
+
+Import-light: torch is imported when a tensor is made.
+"""
+
+from typing import Any, Dict, Mapping
+
+__all__ = ["module_device", "tensors_for"]
+
+
+def module_device(module: Any):
+    """The ``torch.device`` of ``module``'s parameters (thinc's default device for a module
+    without parameters)."""
+    from thinc.api import get_torch_default_device
+
+    for parameter in module.parameters():
+        return parameter.device
+    return get_torch_default_device()
+
+
+def tensors_for(module: Any, arrays: Mapping[str, Any]) -> Dict[str, Any]:
+    """``arrays`` (numpy or cupy) as torch tensors on ``module``'s device, keys kept."""
+    import torch
+
+    device = module_device(module)
+    return {key: torch.as_tensor(value, device=device) for key, value in arrays.items()}
