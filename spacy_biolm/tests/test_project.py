@@ -32,6 +32,14 @@ def test_all_is_the_stage_workflows_in_order():
     assert PROJECT["workflows"]["all"] == [name for stage in STAGES for name in stages[stage]]
 
 
+def test_the_smoke_run_overrides_only_variables_the_project_has():
+    # An override of a variable project.yml lacks is silently ignored: the smoke run would then
+    # run with the full budgets.
+    from tests.test_project_e2e import SMOKE_VARS
+
+    assert set(SMOKE_VARS) <= set(PROJECT["vars"]), set(SMOKE_VARS) - set(PROJECT["vars"])
+
+
 def test_command_names_are_unique_and_not_workflow_names():
     assert len(RUN_ORDER) == len(set(RUN_ORDER))
     assert not set(RUN_ORDER) & set(PROJECT["workflows"])
