@@ -1,7 +1,7 @@
 """What the sub-apps share: spaCy-style config overrides, the GPU option, library errors as CLI errors."""
 
 from contextlib import contextmanager
-from typing import Dict, Iterator, Type
+from typing import Any, Dict, Iterator, Type
 
 import typer
 from wasabi import msg
@@ -26,8 +26,9 @@ def config_overrides(ctx: typer.Context) -> Dict[str, object]:
     return parse_config_overrides(ctx.args)
 
 
-def gpu_option() -> int:
-    """``--gpu-id``: the GPU every training and evaluation command runs on (-1: CPU)."""
+def gpu_option() -> Any:
+    """``--gpu-id``, the default of a command's ``gpu_id: int`` parameter: the GPU every training
+    and evaluation command runs on (-1: CPU)."""
     return typer.Option(-1, "--gpu-id", "-g", help="GPU id (-1: CPU)")
 
 
