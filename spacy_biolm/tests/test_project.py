@@ -65,11 +65,13 @@ def test_variables_substitute_to_one_path_per_item():
 
 def test_every_dependency_is_an_asset_an_earlier_output_or_a_repository_file():
     assets = {asset["dest"] for asset in PROJECT["assets"]}
+    # A folder of assets (a corpus with its splits) stands for the assets inside it.
+    asset_folders = {str(parent) for dest in assets for parent in Path(dest).parents}
     produced = set()
     for name in RUN_ORDER:
         command = COMMANDS[name]
         for dep in command.get("deps", []):
-            assert dep in assets or dep in produced or (REPO / dep).exists(), (
+            assert dep in assets | asset_folders or dep in produced or (REPO / dep).exists(), (
                 f"{dep} (a dep of {name}) is neither an asset, an output of an earlier command, nor a file of the repository")
         produced.update(command.get("outputs", []))
 
