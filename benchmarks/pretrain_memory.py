@@ -1,4 +1,4 @@
-"""Peak memory of `spacy-biolm pretrain` on a corpus and on the same corpus 10 times over.
+"""Peak memory of `spacy-biolm pretrain run` on a corpus and on the same corpus 10 times over.
 
 The corpus is tokenised into shards on disk and read through memory maps, and batches come from
 a permutation computed per index, so peak RSS should not grow with the corpus. Each run (corpus
@@ -26,7 +26,7 @@ from pretraining_inputs import ROOT, add_pretraining_inputs, check_pretraining_i
 
 
 def run_pretraining(config: Path, text: Path, vocab: Path, out: Path, steps: int) -> dict:
-    cmd = [sys.executable, "-m", "spacy_biolm", "pretrain", str(config), str(out), "--paths.text", str(text),
+    cmd = [sys.executable, "-m", "spacy_biolm", "pretrain", "run", str(config), str(out), "--paths.text", str(text),
            "--paths.vocab", str(vocab), "--training.max_steps", str(steps),
            "--training.checkpoint_every", str(10**9)]
     started = time.time()

@@ -3,9 +3,10 @@
 import json
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Union
+from typing import Dict, List, Optional, Sequence, Union
 
-__all__ = ["evaluate_qa", "evaluate_qa_project", "load_qa_pipeline", "qa_results_table", "PROJECT_TEST_SETS"]
+__all__ = ["evaluate_qa", "evaluate_qa_files", "evaluate_qa_project", "load_qa_pipeline", "qa_results_table",
+           "PROJECT_TEST_SETS"]
 
 
 def load_qa_pipeline(model: Union[str, Path], gpu_id: int = -1, threads: int = 0):
@@ -55,6 +56,29 @@ def evaluate_qa(nlp, data_path: Union[str, Path], batch_size: int = 16, limit: i
         device="gpu" if type(get_current_ops()).__name__ == "CupyOps" else "cpu",
     )
     return scores
+
+
+def evaluate_qa_files(
+    model: Union[str, Path],
+    data_paths: Sequence[Path],
+    outputs: Sequence[Path] = (),
+    gpu_id: int = -1,
+    threads: int = 0,
+    batch_size: int = 16,
+    limit: int = 0,
+) -> Dict[str, Dict[str, float]]:
+    """Load ``model`` once and :func:`evaluate_qa` it on each QA DocBin of ``data_paths``; with
+    ``outputs`` (one per DocBin), write each one's scores there as JSON. Returns ``{data path: scores}``."""
+    if outputs and len(outputs) != len(data_paths):
+        raise ValueError(f"give one output per DocBin ({len(data_paths)}), got {len(outputs)}")
+    nlp = load_qa_pipeline(model, gpu_id=gpu_id, threads=threads)
+    results = {}
+    for i, data_path in enumerate(data_paths):
+        results[str(data_path)] = scores = evaluate_qa(nlp, data_path, batch_size=batch_size, limit=limit)
+        if outputs:
+            Path(outputs[i]).parent.mkdir(parents=True, exist_ok=True)
+            Path(outputs[i]).write_text(json.dumps(scores, indent=2), encoding="utf8")
+    return results
 
 
 def _pct(value: Optional[float]) -> str:

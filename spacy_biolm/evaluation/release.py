@@ -8,11 +8,11 @@ project's README.
 
 import json
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .tables import markdown_table
 
-__all__ = ["RELEASE_METRICS", "release_rows", "release_table", "release_meta"]
+__all__ = ["RELEASE_METRICS", "release_rows", "release_table", "release_meta", "write_release_meta"]
 
 # component -> (what it does, its test set, [(metric key in the evaluation JSON, column title)])
 RELEASE_METRICS: Dict[str, Tuple[str, str, List[Tuple[str, str]]]] = {
@@ -71,3 +71,19 @@ def release_meta(base_meta: Dict[str, object], rows: Sequence[Dict[str, object]]
         + release_table(rows)
     )
     return {**base_meta, "performance": performance, "notes": notes}
+
+
+def write_release_meta(base_meta: Path, output: Path, metric_paths: Dict[str, Path], table: Optional[Path] = None) -> str:
+    """Write the release's meta.json (``base_meta`` plus every component's test scores from
+    ``metric_paths``, {component: evaluation JSON}) to ``output`` for ``spacy package --meta-path``;
+    also the score table to ``table`` when given. Returns the table."""
+    rows = release_rows(metric_paths)
+    meta = release_meta(json.loads(Path(base_meta).read_text(encoding="utf8")), rows)
+    output = Path(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(meta, indent=2), encoding="utf8")
+    markdown = release_table(rows)
+    if table:
+        Path(table).parent.mkdir(parents=True, exist_ok=True)
+        Path(table).write_text(markdown, encoding="utf8")
+    return markdown

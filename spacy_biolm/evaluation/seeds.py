@@ -12,9 +12,11 @@ import math
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence
 
-from .tables import markdown_table
+from .tables import markdown_table, paper_ner_rows, paper_ner_scores
 
 __all__ = [
+    "evaluate_seeds",
+    "write_datasets_table",
     "summarise",
     "format_mean_std",
     "seeds_table",
@@ -25,6 +27,82 @@ __all__ = [
 ]
 
 SUMMARY_FILE = "seeds_summary.json"
+TABLE_FILE = "seeds_table.md"
+PLOT_FILE = "seeds.png"
+# The NER scores a seeds run reports: {key in `spacy evaluate` scores: column title}.
+NER_METRICS = {"ents_p": "P", "ents_r": "R", "ents_f": "F1"}
+# Paper models shown beside ours in the datasets table, when the paper has their scores.
+PAPER_NER_MODELS = ("bio_electra", "electra_small_pp", "bert_base")
+
+
+def evaluate_seeds(
+    config_path: Path,
+    output_dir: Path,
+    corpora: Dict[str, Path],
+    seeds: Sequence[int],
+    overrides: Optional[Dict[str, object]] = None,
+    name: str = "model",
+    paper_results: Optional[Path] = None,
+    use_gpu: int = -1,
+) -> Dict[str, str]:
+    """Train and test ``config_path`` over ``seeds`` on each corpus of ``corpora`` ({dataset: folder
+    with train.spacy, devel.spacy and test.spacy}) into ``output_dir/<dataset>``: the runs and their
+    summary (:func:`run_seeds`), a Markdown table beside the paper's rows for that dataset
+    (``seeds_table.md``) and a per-seed plot (``seeds.png``). Returns ``{dataset: table}``."""
+    output_dir = Path(output_dir)
+    splits = {dataset: {split: Path(folder) / f"{split}.spacy" for split in ("train", "devel", "test")}
+              for dataset, folder in corpora.items()}
+    missing = [str(path) for paths in splits.values() for path in paths.values() if not path.is_file()]
+    if missing:
+        raise FileNotFoundError(f"{', '.join(missing)} missing: convert the corpus first (spacy-biolm data convert-splits)")
+    tables = {}
+    for dataset, paths in splits.items():
+        run_dir = output_dir / dataset
+        dataset_overrides = {**(overrides or {}), "paths.train": str(paths["train"]), "paths.dev": str(paths["devel"])}
+        result = run_seeds(config_path, run_dir, paths["test"], seeds, dataset_overrides, metrics=list(NER_METRICS),
+                           use_gpu=use_gpu)
+        paper_rows = paper_ner_rows(paper_results, dataset) if paper_results and Path(paper_results).is_file() else []
+        table = seeds_table(name, result["summary"], NER_METRICS, paper_rows)
+        (run_dir / TABLE_FILE).write_text(f"{dataset} test set, mean (std) over seeds {list(seeds)}.\n\n{table}",
+                                          encoding="utf8")
+        plot_seed_scores(result["runs"], NER_METRICS, run_dir / PLOT_FILE, f"{name}: {dataset}, {len(seeds)} seeds")
+        tables[dataset] = table
+    return tables
+
+
+def write_datasets_table(
+    output: Path,
+    runs: Dict[str, Path],
+    paper_results: Optional[Path] = None,
+    name: str = "ours",
+    row_title: str = "dataset",
+) -> str:
+    """One NER table over the :func:`evaluate_seeds` runs in ``runs`` ({row name: run folder}; rows are
+    datasets, or configs compared on one dataset): our mean (std) test P/R/F1 (and dev F1 when every
+    run has it) beside the paper's F1. Writes ``output`` (Markdown), the runs' results beside it
+    (``.json``) and a plot of the per-seed F1 per row (``.png``); returns the table."""
+    output = Path(output)
+    results = {}
+    for row, run_dir in runs.items():
+        summary_path = Path(run_dir) / SUMMARY_FILE
+        if not summary_path.is_file():
+            raise FileNotFoundError(f"{summary_path} is missing: run `spacy-biolm evaluate seeds` for {row} first")
+        results[row] = json.loads(summary_path.read_text(encoding="utf8"))
+    paper_scores, paper_models = (paper_ner_scores(paper_results) if paper_results and Path(paper_results).is_file()
+                                  else ({}, {}))
+    shown = {m: paper_models.get(m, m).split(" (")[0] for m in PAPER_NER_MODELS
+             if any(m in scores for scores in paper_scores.values())}
+    metrics = dict(NER_METRICS)
+    if all("dev_ents_f" in result["summary"] for result in results.values()):
+        metrics["dev_ents_f"] = "dev F1"
+    table = datasets_table(results, paper_scores, shown, metrics, row_title)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(f"NER test sets, entity-level, percent: {name}, mean (std) over seeds.\n\n{table}", encoding="utf8")
+    output.with_suffix(".json").write_text(json.dumps(results, indent=2), encoding="utf8")
+    bio_electra_f1 = {d: s["bio_electra"][-1] for d, s in paper_scores.items() if "bio_electra" in s}
+    plot_datasets(results, "ents_f", output.with_suffix(".png"), f"{name}: NER test F1 per seed", bio_electra_f1,
+                  "Bio-ELECTRA (paper)")
+    return table
 
 
 def summarise(runs: Sequence[Dict[str, float]], metrics: Iterable[str]) -> Dict[str, Dict[str, float]]:

@@ -4,7 +4,19 @@ import json
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-__all__ = ["markdown_table", "ner_results_table", "paper_ner_rows", "paper_ner_scores"]
+__all__ = ["markdown_table", "ner_results_table", "paper_ner_rows", "paper_ner_scores", "parse_named_paths"]
+
+
+def parse_named_paths(items: Iterable[str]) -> Dict[str, Path]:
+    """``["NAME=PATH", ...]`` (a row name and its scores file, as the table commands take them) as
+    ``{name: Path}``, in order; ValueError names a bad item."""
+    named = {}
+    for item in items:
+        name, _, path = str(item).partition("=")
+        if not name or not path:
+            raise ValueError(f"expected NAME=PATH, got {item!r}")
+        named[name] = Path(path)
+    return named
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]], numeric: bool = True) -> str:

@@ -57,10 +57,20 @@ print(json.dumps(found))
 def test_console_script_lists_the_recipe_commands():
     result = subprocess.run([sys.executable, "-m", "spacy_biolm", "--help"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    for command in ("assets", "collect-text", "vocab", "pretrain", "convert", "results", "evaluate", "tune",
-                    "convert-relations", "relations-train", "relations-evaluate", "relations-cv",
-                    "convert-qa", "qa-corpora", "evaluate-qa", "evaluate-qa-project"):
-        assert command in result.stdout
+    for sub_app in ("data", "pretrain", "relations", "qa", "evaluate", "docs", "bench"):
+        assert sub_app in result.stdout
+    commands = {
+        "data": ("assets", "collect-text", "convert", "convert-splits"),
+        "pretrain": ("vocab", "run"),
+        "relations": ("convert", "train", "evaluate", "cv", "table"),
+        "qa": ("convert", "corpora", "evaluate", "evaluate-project"),
+        "evaluate": ("seeds", "seeds-table", "tune", "ner-table", "release-meta"),
+    }
+    for sub_app, names in commands.items():
+        listed = subprocess.run([sys.executable, "-m", "spacy_biolm", sub_app, "--help"], capture_output=True, text=True)
+        assert listed.returncode == 0, listed.stderr
+        for name in names:
+            assert f" {name} " in listed.stdout, f"{sub_app} {name} missing from:\n{listed.stdout}"
 
 
 def test_question_answering_entry_points_resolve_without_import(tmp_path):

@@ -287,13 +287,13 @@ def test_convert_ner_relabels_entities_and_the_cli_converts_all_splits(tmp_path)
     splits.mkdir()
     for split in ("train", "devel", "test"):
         (splits / f"{split}.tsv").write_text(UNTYPED, encoding="utf8")
-    result = CliRunner().invoke(app, ["convert-splits", str(splits), str(tmp_path / "docbins"), "--label",
+    result = CliRunner().invoke(app, ["data", "convert-splits", str(splits), str(tmp_path / "docbins"), "--label",
                                       "Disease", "--relabel", "Disease=DISEASE"])
     assert result.exit_code == 0, result.output
     docs = list(DocBin().from_disk(tmp_path / "docbins" / "test.spacy").get_docs(Vocab()))
     assert {e.label_ for d in docs for e in d.ents} == {"DISEASE"}
     (splits / "devel.tsv").unlink()
-    missing = CliRunner().invoke(app, ["convert-splits", str(splits), str(tmp_path / "docbins")])
+    missing = CliRunner().invoke(app, ["data", "convert-splits", str(splits), str(tmp_path / "docbins")])
     assert missing.exit_code != 0 and "devel.tsv" in missing.output
 
 

@@ -38,3 +38,20 @@ def test_unknown_component_and_missing_metric_are_named(tmp_path):
         release_rows({"tagger": _write(tmp_path / "t.json", {})})
     with pytest.raises(KeyError, match=r"g\.json has no \['rel_micro_r'\] \(scores of 'relation_extractor'\)"):
         release_rows({"relation_extractor": _write(tmp_path / "g.json", {"rel_micro_p": 1.0, "rel_micro_f": 1.0})})
+
+
+def test_release_meta_command_writes_the_meta_and_the_table(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+
+    base = _write(tmp_path / "base.json", {"name": "bio_electra", "version": "0.2.0"})
+    ner = _write(tmp_path / "ner.json", {"ents_p": 0.5, "ents_r": 0.25, "ents_f": 1 / 3})
+    out, table = tmp_path / "out" / "meta.json", tmp_path / "out" / "release.md"
+    result = CliRunner().invoke(app, ["evaluate", "release-meta", str(base), str(out), f"ner={ner}", "--table", str(table)])
+    assert result.exit_code == 0, result.output
+    meta = json.loads(out.read_text())
+    assert meta["version"] == "0.2.0" and meta["performance"]["ner_ents_f"] == pytest.approx(1 / 3)
+    assert "| `ner` | diseases | NCBI-disease test | P 50.00, R 25.00, F1 33.33 |" in table.read_text()
+    unknown = CliRunner().invoke(app, ["evaluate", "release-meta", str(base), str(out), f"tagger={ner}"])
+    assert unknown.exit_code == 1 and "'tagger' is not a release component" in unknown.output

@@ -37,13 +37,13 @@ def test_two_seeds_train_score_and_resume(tmp_path):
     from spacy_biolm.corpora.conll import convert_ner
 
     paths = {}
-    for split, seed in (("train", 0), ("dev", 1), ("test", 2)):
+    for split, seed in (("train", 0), ("devel", 1), ("test", 2)):
         conll = write_conll(tmp_path / f"{split}.tsv", disease_sentences(40, seed=seed))
         paths[split] = tmp_path / f"{split}.spacy"
         convert_ner(conll, paths[split])
-    overrides = {"paths.train": str(paths["train"]), "paths.dev": str(paths["dev"]), "training.max_steps": 30,
+    overrides = {"paths.train": str(paths["train"]), "paths.dev": str(paths["devel"]), "training.max_steps": 30,
                  "training.eval_frequency": 10, "training.batcher.seconds": 60}
-    out = tmp_path / "seeds"
+    out = tmp_path / "runs" / "NCBI-disease"  # as `evaluate seeds` lays runs out: one folder per dataset
     result = run_seeds(REPO / "configs" / "ner_cnn.cfg", out, paths["test"], seeds=[1, 2], overrides=overrides)
     assert [run["seed"] for run in result["runs"]] == [1, 2]
     f1 = [run["ents_f"] for run in result["runs"]]
@@ -66,12 +66,16 @@ def test_two_seeds_train_score_and_resume(tmp_path):
     paper = tmp_path / "paper.json"
     paper.write_text(json.dumps({"bio_electra_2020": {"models": {"bio_electra": "Bio-ELECTRA"},
                                                       "ner": {"NCBI-disease": {"bio_electra": [73.47, 83.88, 78.32]}}}}))
-    cli = CliRunner().invoke(app, ["evaluate", str(REPO / "configs" / "ner_cnn.cfg"), str(out), "--test",
-                                   str(paths["test"]), "--seeds", "2", "--name", "CNN", "--paper", str(paper)])
+    cli = CliRunner().invoke(app, ["evaluate", "seeds", str(REPO / "configs" / "ner_cnn.cfg"), str(tmp_path / "runs"),
+                                   "--corpus", f"NCBI-disease={tmp_path}", "--seeds", "2", "--name", "CNN", "--paper", str(paper)])
     assert cli.exit_code == 0, cli.output
     table = (out / "seeds_table.md").read_text()
     assert "| CNN (ours, 2 seeds) |" in table and "| Bio-ELECTRA (paper) | 73.47 | 83.88 | 78.32 |" in table
     assert (out / "seeds.png").is_file()
+    paths["devel"].unlink()
+    missing = CliRunner().invoke(app, ["evaluate", "seeds", str(REPO / "configs" / "ner_cnn.cfg"), str(tmp_path / "runs"),
+                                       "--corpus", f"NCBI-disease={tmp_path}"])
+    assert missing.exit_code != 0 and "devel.spacy" in missing.output
 
 
 def _seed_summary(dataset_dir, f1_values):
@@ -95,7 +99,7 @@ def test_datasets_table_beside_the_paper_and_a_dash_where_it_has_no_score(tmp_pa
         "ner": {"table": 4, "NCBI-disease": {"bio_electra": [73.47, 83.88, 78.32], "bert_base": [85.4, 87.1, 86.24]}},
     }}))
     out = tmp_path / "table" / "ner.md"
-    cli = CliRunner().invoke(app, ["seeds-table", str(out), f"NCBI-disease={tmp_path / 'ncbi'}",
+    cli = CliRunner().invoke(app, ["evaluate", "seeds-table", str(out), f"NCBI-disease={tmp_path / 'ncbi'}",
                                    f"JNLPBA={tmp_path / 'jnlpba'}", "--paper", str(paper)])
     assert cli.exit_code == 0, cli.output
     lines = out.read_text().splitlines()
@@ -104,5 +108,5 @@ def test_datasets_table_beside_the_paper_and_a_dash_where_it_has_no_score(tmp_pa
     assert lines[5] == "| JNLPBA | 3 | 50.00 (0.00) | 50.00 (0.00) | 50.00 (0.00) | – | – |"
     assert json.loads(out.with_suffix(".json").read_text())["JNLPBA"]["summary"]["ents_f"]["mean"] == 0.5
     assert out.with_suffix(".png").stat().st_size > 1000
-    missing = CliRunner().invoke(app, ["seeds-table", str(out), f"BC2GM={tmp_path / 'none'}"])
+    missing = CliRunner().invoke(app, ["evaluate", "seeds-table", str(out), f"BC2GM={tmp_path / 'none'}"])
     assert missing.exit_code != 0 and "BC2GM first" in missing.output  # names the dataset to run

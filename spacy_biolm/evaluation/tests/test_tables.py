@@ -17,3 +17,16 @@ def test_ner_table_puts_our_scores_beside_the_paper(tmp_path):
     assert "| tiny (ours) | 80.00 | 70.00 | 74.67 | 12,346 |" in lines
     assert "| Bio-ELECTRA (paper) | 73.47 | 83.88 | 78.32 |  |" in lines
     assert len([line for line in lines if line.startswith("| ")]) == 3  # header + 2 rows
+
+
+def test_named_paths_keep_their_order_and_name_a_bad_item():
+    from pathlib import Path
+
+    import pytest
+
+    from spacy_biolm.evaluation.tables import parse_named_paths
+
+    named = parse_named_paths(["Bio-ELECTRA tiny (ours)=metrics/ner_test.json", "cnn=a=b.json"])
+    assert list(named.items()) == [("Bio-ELECTRA tiny (ours)", Path("metrics/ner_test.json")), ("cnn", Path("a=b.json"))]
+    with pytest.raises(ValueError, match="NAME=PATH, got 'metrics/ner_test.json'"):
+        parse_named_paths(["metrics/ner_test.json"])

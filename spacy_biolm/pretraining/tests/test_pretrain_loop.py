@@ -90,7 +90,7 @@ def test_zero_steps_exports_the_initialised_encoder(micro_config, tmp_path):
 
 def _run_cli(config: Path, out: Path, *extra: str) -> subprocess.Popen:
     env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
-    cmd = [sys.executable, "-m", "spacy_biolm", "pretrain", str(config), str(out), *extra,
+    cmd = [sys.executable, "-m", "spacy_biolm", "pretrain", "run", str(config), str(out), *extra,
            "--training.max_steps", "40", "--training.checkpoint_every", "1000"]
     return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
@@ -167,7 +167,7 @@ def test_torchrun_trains_data_parallel_replicas(micro_config, tmp_path):
     out = tmp_path / "ddp"
     env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-           "-m", "spacy_biolm", "pretrain", str(micro_config), str(out), "--training.max_steps", "6",
+           "-m", "spacy_biolm", "pretrain", "run", str(micro_config), str(out), "--training.max_steps", "6",
            "--training.batch_size", "4", "--training.checkpoint_every", "3"]
     result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]

@@ -1,0 +1,42 @@
+"""The ``spacy-biolm`` command line: the steps of the recipe that spaCy's own CLI does not cover.
+
+One sub-app per area, each command a thin wrapper over a library function:
+
+    spacy-biolm data       assets, collect-text, convert, convert-splits
+    spacy-biolm pretrain   vocab, run
+    spacy-biolm relations  convert, train, evaluate, cv, table
+    spacy-biolm qa         convert, corpora, evaluate, evaluate-project
+    spacy-biolm evaluate   seeds, seeds-table, tune, ner-table, release-meta
+    spacy-biolm docs       steps-table
+    spacy-biolm bench      list, run
+
+``python -m spacy_biolm ...`` runs the same app with the running interpreter (what project.yml uses).
+"""
+
+import typer
+
+from . import bench, data, docs, evaluate, pretrain, qa, relations
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="spacy-biolm",
+    help="Biomedical encoders for spaCy: corpora, pretraining, task training and evaluation, tables, benchmarks.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="markdown",
+)
+
+# In the order of the recipe (project.yml's stages), then the tooling around it.
+app.add_typer(data.app, name="data")
+app.add_typer(pretrain.app, name="pretrain")
+app.add_typer(relations.app, name="relations")
+app.add_typer(qa.app, name="qa")
+app.add_typer(evaluate.app, name="evaluate")
+app.add_typer(docs.app, name="docs")
+app.add_typer(bench.app, name="bench")
+
+
+def main() -> None:
+    """Entry point of the ``spacy-biolm`` console script."""
+    app()

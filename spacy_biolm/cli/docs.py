@@ -1,0 +1,34 @@
+"""``spacy-biolm docs``: documentation generated from the project, so that it cannot drift."""
+
+from pathlib import Path
+
+import typer
+from wasabi import msg
+
+from ._common import sub_app, user_errors
+
+__all__ = ["app"]
+
+app = sub_app("Documentation generated from the project (README's steps table).")
+
+
+@app.command("steps-table")
+def steps_table_cli(
+    project_dir: Path = typer.Argument(Path("."), help="Project directory (with project.yml)"),
+    readme: Path = typer.Option(Path("README.md"), "--readme", help="Markdown file with the steps-table markers"),
+    check: bool = typer.Option(False, "--check", help="Only report whether the table is up to date (exit 1 if not)"),
+):
+    """Write the table of what `spacy project run all` does (from project.yml's stage workflows)
+    between the steps-table markers of README.md."""
+    from ..project_steps import load_project, replace_steps_table, steps_table, update_readme
+
+    with user_errors():
+        if check:
+            text = readme.read_text(encoding="utf8")
+            if replace_steps_table(text, steps_table(load_project(project_dir))) != text:
+                msg.fail(f"The steps table in {readme} differs from {project_dir / 'project.yml'}: "
+                         "run `spacy-biolm docs steps-table`", exits=1)
+            msg.good(f"The steps table in {readme} matches project.yml")
+            return
+        changed = update_readme(readme, project_dir)
+    msg.good(f"{'Updated' if changed else 'Already up to date:'} the steps table in {readme}")

@@ -1,0 +1,65 @@
+"""``spacy-biolm pretrain``: the domain vocabulary and encoder pretraining (ELECTRA, ALBERT)."""
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from wasabi import msg
+
+from ._common import PASS_OVERRIDES, config_overrides, sub_app
+
+__all__ = ["app"]
+
+app = sub_app("Encoders: train the domain vocabulary, pretrain ELECTRA or ALBERT (or continue pretraining).")
+
+
+@app.command("vocab")
+def vocab_cli(
+    output_dir: Path = typer.Argument(..., help="Tokenizer directory to write"),
+    inputs: List[Path] = typer.Argument(..., help="Text files in the pretraining text format"),
+    vocab_size: int = typer.Option(16000, "--vocab-size", "-s", help="SentencePiece vocabulary size"),
+    compare_with: Optional[Path] = typer.Option(None, "--compare-with", help="Shared data folder with reference vocabularies"),
+    seed: int = typer.Option(0, "--seed"),
+):
+    """Train a SentencePiece BPE vocabulary; write a cased WordPiece tokenizer (ELECTRA) and spiece.model (ALBERT)."""
+    from ..pretraining.vocab import format_split_table, train_vocab
+
+    report = train_vocab(inputs, output_dir, vocab_size=vocab_size, seed=seed, compare_with=compare_with)
+    print(format_split_table(report["gene_splits"]))
+    msg.good(f"Tokenizer written to {output_dir}")
+
+
+@app.command("run", context_settings=PASS_OVERRIDES)
+def run_cli(
+    ctx: typer.Context,
+    config_path: Path = typer.Argument(..., help="Pretraining .cfg (see configs/pretrain_*.cfg)"),
+    output_dir: Path = typer.Argument(..., help="Run directory: checkpoints, logs, plot, exported model/"),
+    resume: bool = typer.Option(False, "--resume", help="Continue from output_dir/checkpoint.pt"),
+):
+    """Pretrain an ELECTRA (replaced-token detection) or ALBERT (MLM + sentence order) encoder,
+    or continue pretraining one (``--paths.init``). Extra ``--section.key value`` options
+    override the config, as in ``spacy train``. Run it under ``torchrun`` for data parallelism."""
+    from ..pretraining.loop import pretrain
+    from ..pretraining.settings import load_settings
+
+    settings = load_settings(config_path, config_overrides(ctx))
+    try:
+        summary = pretrain(settings, output_dir, resume=resume)
+    except KeyboardInterrupt as stop:
+        msg.warn(str(stop) or "Interrupted")
+        raise typer.Exit(130)
+    if not summary:
+        return  # not the main process of a torchrun job: rank 0 reports
+    final = summary["final"]
+    if summary["steps"] == 0:
+        msg.good(f"No pretraining steps: the initialised encoder is in {output_dir / 'model'}")
+        return
+    accuracy = (
+        f"replaced-token accuracy {final.get('disc_acc', 0):.3f}"
+        if summary["architecture"] == "electra"
+        else f"MLM accuracy {final.get('mlm_acc', 0):.3f}, sentence-order accuracy {final.get('sop_acc', 0):.3f}"
+    )
+    msg.good(
+        f"{summary['steps']} steps in {summary['seconds_this_run']:.0f}s: loss {final.get('loss', 0):.3f}, "
+        f"{accuracy}; encoder in {output_dir / 'model'}"
+    )

@@ -1,0 +1,96 @@
+"""``spacy-biolm qa``: question-answering corpora to DocBins, and the evaluation of QA pipelines."""
+
+import json
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from wasabi import msg
+
+from ._common import gpu_option, sub_app
+
+__all__ = ["app"]
+
+app = sub_app("Question answering: convert BioASQ yes/no, factoid and reranking corpora; evaluate QA pipelines.")
+
+
+def _blank_bio_nlp():
+    """The tokenizer the QA corpora are converted with (the pipelines' own)."""
+    import spacy
+
+    return spacy.blank("en", config={"nlp": {"tokenizer": {"@tokenizers": "spacy-biolm.BioTokenizer.v1"}}})
+
+
+@app.command("convert")
+def convert_cli(
+    fmt: str = typer.Argument(..., help="Input format: yesno (BioASQ yes/no TSV), squad (SQuAD/BioASQ JSON), reranking (answer-candidate TSV)"),
+    input_path: Path = typer.Argument(..., help="Corpus file"),
+    output_path: Path = typer.Argument(..., help="DocBin (.spacy) to write"),
+    golden: Optional[Path] = typer.Option(None, "--golden", help="BioASQ golden file: gold answers for a test JSON without answers (squad)"),
+    exclude: List[Path] = typer.Option([], "--exclude", help="File(s) of the same format whose questions must be left out (e.g. the test set)"),
+    dev_output: Optional[Path] = typer.Option(None, "--dev-output", help="Also write a development DocBin of held-out questions"),
+    dev_fraction: float = typer.Option(0.1, "--dev-fraction", help="Share of questions held out for --dev-output"),
+    sents_per_doc: int = typer.Option(0, "--sents-per-doc", help="reranking: candidates per Doc (0: all of a question's)"),
+    seed: int = typer.Option(0, "--seed"),
+    limit: int = typer.Option(0, "--limit", help="Keep the first N questions only (0: all)"),
+):
+    """Convert one question-answering corpus file to a spaCy DocBin (Docs carry doc._.question)."""
+    from ..corpora.qa import convert_qa
+
+    stats = convert_qa(
+        fmt, input_path, output_path, _blank_bio_nlp(), golden=golden, exclude=exclude, dev_output=dev_output,
+        dev_fraction=dev_fraction, sents_per_doc=sents_per_doc, seed=seed, limit=limit,
+    )
+    msg.good(f"{input_path} -> {output_path}: {json.dumps(stats)}")
+
+
+@app.command("corpora")
+def corpora_cli(
+    assets: Path = typer.Argument(..., help="Corpus folder laid out as ../shared/data (the project's assets/)"),
+    output_dir: Path = typer.Argument(..., help="Folder for yesno/, factoid/, reranking/ DocBins"),
+    limit: int = typer.Option(0, "--limit", help="Keep the first N questions of each file only (0: all)"),
+):
+    """Convert all QA corpora of the project in one go: train/dev/test DocBins, test questions
+    removed from the training sets (see `qa convert` for single files)."""
+    from ..corpora.qa import convert_qa_corpora
+
+    report = convert_qa_corpora(assets, output_dir, _blank_bio_nlp(), limit=limit)
+    header = ("set", *next(iter(report.values())).keys())
+    msg.table([(name, *stats.values()) for name, stats in report.items()], header=header, divider=True)
+
+
+@app.command("evaluate")
+def evaluate_cli(
+    model: str = typer.Argument(..., help="Pipeline directory or package name"),
+    data_paths: List[Path] = typer.Argument(..., help="QA DocBin(s) from `qa convert` / `qa corpora`"),
+    outputs: List[Path] = typer.Option([], "--output", "-o", help="Metrics JSON to write, one per DocBin"),
+    batch_size: int = typer.Option(16, "--batch-size", "-b"),
+    threads: int = typer.Option(0, "--threads", help="torch CPU threads (0: torch's default)"),
+    limit: int = typer.Option(0, "--limit", help="Score only the first N Docs (0: all)"),
+    gpu_id: int = gpu_option(),
+):
+    """Score a QA pipeline (`spacy evaluate` would drop the questions) and time it: questions/s."""
+    from ..evaluation.qa import evaluate_qa_files
+
+    if outputs and len(outputs) != len(data_paths):
+        raise typer.BadParameter(f"give one --output per DocBin ({len(data_paths)}), got {len(outputs)}")
+    results = evaluate_qa_files(model, data_paths, outputs, gpu_id=gpu_id, threads=threads, batch_size=batch_size,
+                                limit=limit)
+    for data_path, scores in results.items():
+        msg.divider(data_path)
+        msg.table([(k, f"{v:.4f}" if isinstance(v, float) else v) for k, v in scores.items()], divider=True)
+
+
+@app.command("evaluate-project")
+def evaluate_project_cli(
+    training_dir: Path = typer.Argument(Path("training"), help="Folder with yes_no/, answer_span/, answer_reranker/ (model-best inside)"),
+    corpus_dir: Path = typer.Argument(Path("corpus/qa"), help="Folder written by `qa corpora`"),
+    metrics_dir: Path = typer.Argument(Path("metrics"), help="Where the metrics JSON files and qa_results.md go"),
+    paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json to set beside ours"),
+    name: str = typer.Option("spacy-biolm", "--name", help="Name of our model in the tables"),
+    gpu_id: int = gpu_option(),
+):
+    """Evaluate the project's three QA pipelines on their test sets in one go and write the tables."""
+    from ..evaluation.qa import evaluate_qa_project
+
+    print(evaluate_qa_project(training_dir, corpus_dir, metrics_dir, paper_results=paper, name=name, gpu_id=gpu_id))

@@ -1,0 +1,111 @@
+"""The README's table of what `spacy project run all` does, generated from project.yml.
+
+project.yml runs ``all`` as stages (workflows ``data``, ``pretrain``, ``ner``, ``relations``,
+``qa``, ``evaluate``, ``release``); the table lists each stage's commands with their help text,
+the programs they run and what they write, so the README cannot drift from the recipe. It lives
+between two marker comments in README.md; ``spacy-biolm docs steps-table`` rewrites it there.
+"""
+
+import re
+import shlex
+from pathlib import Path
+from typing import Dict, List, Union
+
+__all__ = [
+    "STAGES",
+    "TABLE_START",
+    "TABLE_END",
+    "load_project",
+    "stage_commands",
+    "script_programs",
+    "steps_table",
+    "replace_steps_table",
+    "update_readme",
+]
+
+PathLike = Union[str, Path]
+
+# The stage workflows whose commands, in this order, make up workflow `all`.
+STAGES = ("data", "pretrain", "ner", "relations", "qa", "evaluate", "release")
+TABLE_START = "<!-- steps-table start: generated from project.yml by `spacy-biolm docs steps-table`; do not edit -->"
+TABLE_END = "<!-- steps-table end -->"
+# A sub-command word of `python -m <module> ...` (paths, options and values are not).
+_COMMAND_WORD = re.compile(r"[a-z][a-z-]*")
+
+
+def load_project(project_dir: PathLike) -> Dict[str, object]:
+    """project.yml of ``project_dir`` with its ``${vars.*}`` substituted (the defaults), read without
+    weasel's side effects (it creates the project's directories when it loads a project)."""
+    import srsly
+    from weasel.util import substitute_project_variables
+
+    path = Path(project_dir) / "project.yml"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found")
+    return substitute_project_variables(srsly.read_yaml(path))
+
+
+def stage_commands(project: Dict[str, object]) -> Dict[str, List[str]]:
+    """``{stage: [command name, ...]}`` for each of :data:`STAGES`; KeyError names a missing stage."""
+    workflows = project.get("workflows", {})
+    missing = [stage for stage in STAGES if stage not in workflows]
+    if missing:
+        raise KeyError(f"project.yml has no workflow {', '.join(missing)}; its stages are {', '.join(STAGES)}")
+    return {stage: list(workflows[stage]) for stage in STAGES}
+
+
+def script_programs(script: str) -> str:
+    """What a script line runs, as a reader types it: ``python -m spacy_biolm relations train
+    CONFIG ...`` -> ``spacy-biolm relations train``; ``python -m spacy evaluate ...`` -> ``spacy evaluate``."""
+    tokens = shlex.split(script)
+    if tokens[:2] == ["python", "-m"] and len(tokens) > 2:
+        program, rest = tokens[2].replace("_", "-"), tokens[3:]
+    else:
+        program, rest = tokens[0], tokens[1:]
+    words = []
+    for token in rest[:2]:  # at most a sub-app and its command
+        if not _COMMAND_WORD.fullmatch(token):
+            break
+        words.append(token)
+    return " ".join([program, *words])
+
+
+def steps_table(project: Dict[str, object]) -> str:
+    """Markdown table, one row per command of ``all`` in run order: stage, step, what it does
+    (its help), what it runs and what it writes (its outputs)."""
+    commands = {command["name"]: command for command in project.get("commands", [])}
+    rows = ["| stage | step | what it does | runs | writes |", "|---|---|---|---|---|"]
+    for stage, names in stage_commands(project).items():
+        for i, name in enumerate(names):
+            if name not in commands:
+                raise KeyError(f"workflow {stage!r} names {name!r}, which is not a command of project.yml")
+            command = commands[name]
+            programs = list(dict.fromkeys(script_programs(line) for line in command.get("script", [])))
+            cells = [
+                f"**{stage}**" if i == 0 else "",
+                f"`{name}`",
+                command.get("help", "").replace("|", "\\|"),
+                ", ".join(f"`{p}`" for p in programs),
+                ", ".join(f"`{output}`" for output in command.get("outputs", [])),
+            ]
+            rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"
+
+
+def replace_steps_table(text: str, table: str) -> str:
+    """``text`` with whatever stands between :data:`TABLE_START` and :data:`TABLE_END` replaced by
+    ``table``; ValueError when the markers are not there once each, in that order."""
+    start, end = text.find(TABLE_START), text.find(TABLE_END)
+    if text.count(TABLE_START) != 1 or text.count(TABLE_END) != 1 or end < start:
+        raise ValueError(f"expected one {TABLE_START!r} line and, after it, one {TABLE_END!r} line")
+    return text[: start + len(TABLE_START)] + "\n" + table + text[end:]
+
+
+def update_readme(readme: PathLike, project_dir: PathLike) -> bool:
+    """Rewrite the steps table in ``readme`` from ``project_dir/project.yml``; True if it changed."""
+    readme = Path(readme)
+    text = readme.read_text(encoding="utf8")
+    updated = replace_steps_table(text, steps_table(load_project(project_dir)))
+    if updated != text:
+        readme.write_text(updated, encoding="utf8")
+    return updated != text

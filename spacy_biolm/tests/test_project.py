@@ -1,0 +1,170 @@
+"""project.yml is trustworthy: `all` is its stages in order, commands stand in run order, every
+dependency is made before it is needed, every spacy-biolm call names a real command and options;
+and README's steps table is the one project.yml generates."""
+
+import shlex
+from pathlib import Path
+
+import pytest
+import typer
+
+from spacy_biolm.cli import app
+from spacy_biolm.project_steps import (
+    STAGES,
+    TABLE_END,
+    TABLE_START,
+    load_project,
+    replace_steps_table,
+    script_programs,
+    stage_commands,
+    steps_table,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+PROJECT = load_project(REPO)
+COMMANDS = {command["name"]: command for command in PROJECT["commands"]}
+RUN_ORDER = [command["name"] for command in PROJECT["commands"]]
+
+
+def test_all_is_the_stage_workflows_in_order():
+    stages = stage_commands(PROJECT)
+    assert list(stages) == list(STAGES)
+    assert PROJECT["workflows"]["all"] == [name for stage in STAGES for name in stages[stage]]
+
+
+def test_the_smoke_run_overrides_only_variables_the_project_has():
+    # An override of a variable project.yml lacks is silently ignored: the smoke run would then
+    # run with the full budgets.
+    from tests.test_project_e2e import SMOKE_VARS
+
+    assert set(SMOKE_VARS) <= set(PROJECT["vars"]), set(SMOKE_VARS) - set(PROJECT["vars"])
+
+
+def test_command_names_are_unique_and_not_workflow_names():
+    assert len(RUN_ORDER) == len(set(RUN_ORDER))
+    assert not set(RUN_ORDER) & set(PROJECT["workflows"])
+
+
+@pytest.mark.parametrize("workflow", sorted(PROJECT["workflows"]))
+def test_every_workflow_lists_existing_commands_in_run_order(workflow):
+    names = PROJECT["workflows"][workflow]
+    unknown = [name for name in names if name not in COMMANDS]
+    assert not unknown, f"workflow {workflow} names unknown commands {unknown}"
+    positions = [RUN_ORDER.index(name) for name in names]
+    assert positions == sorted(positions), f"workflow {workflow} is not in the order of `commands`: {names}"
+
+
+def test_variables_substitute_to_one_path_per_item():
+    # weasel joins a list item that is exactly "${vars.x}" with a next item starting "${" into one
+    # string ("a, b"): such items must not stand next to each other.
+    for name in RUN_ORDER:
+        for key in ("deps", "outputs"):
+            for item in COMMANDS[name].get(key, []):
+                assert ", " not in item and "${" not in item, f"{name} {key}: {item!r}"
+
+
+def test_every_dependency_is_an_asset_an_earlier_output_or_a_repository_file():
+    assets = {asset["dest"] for asset in PROJECT["assets"]}
+    # A folder of assets (a corpus with its splits) stands for the assets inside it.
+    asset_folders = {str(parent) for dest in assets for parent in Path(dest).parents}
+    produced = set()
+    for name in RUN_ORDER:
+        command = COMMANDS[name]
+        for dep in command.get("deps", []):
+            assert dep in assets | asset_folders or dep in produced or (REPO / dep).exists(), (
+                f"{dep} (a dep of {name}) is neither an asset, an output of an earlier command, nor a file of the repository")
+        produced.update(command.get("outputs", []))
+
+
+def test_no_output_is_written_by_two_commands():
+    seen = {}
+    for name in RUN_ORDER:
+        for output in COMMANDS[name].get("outputs", []):
+            assert output not in seen, f"{output} is an output of both {seen[output]} and {name}"
+            seen[output] = name
+
+
+def _cli_calls():
+    """(command name, argv after `python -m spacy_biolm`) of every script line that runs our CLI."""
+    for name in RUN_ORDER:
+        for line in COMMANDS[name]["script"]:
+            tokens = shlex.split(line)
+            if tokens[:3] == ["python", "-m", "spacy_biolm"]:
+                yield name, tokens[3:]
+
+
+@pytest.mark.parametrize("name,argv", list(_cli_calls()), ids=lambda value: value if isinstance(value, str) else "")
+def test_every_cli_call_names_a_command_and_its_options(name, argv):
+    group = typer.main.get_command(app)
+    sub_app, command_name = argv[:2]
+    assert sub_app in group.commands, f"{name}: no sub-app {sub_app!r}"
+    assert command_name in group.commands[sub_app].commands, f"{name}: no command {sub_app} {command_name}"
+    command = group.commands[sub_app].commands[command_name]
+    known = {opt for param in command.params for opt in param.opts}
+    takes_overrides = command.context_settings.get("ignore_unknown_options", False)
+    for token in argv[2:]:
+        if token.startswith("-") and not token.lstrip("-").isdigit():
+            is_override = takes_overrides and "." in token
+            assert token in known or is_override, f"{name}: {sub_app} {command_name} has no option {token}"
+
+
+def test_config_files_named_in_scripts_exist():
+    for name in RUN_ORDER:
+        for line in COMMANDS[name]["script"]:
+            for token in shlex.split(line):
+                if token.startswith("configs/"):
+                    assert (REPO / token).is_file(), f"{name} runs {token}, which is not in the repository"
+
+
+def test_readme_steps_table_is_the_one_project_yml_generates():
+    readme = (REPO / "README.md").read_text(encoding="utf8")
+    assert replace_steps_table(readme, steps_table(PROJECT)) == readme, (
+        "README's steps table differs from project.yml: run `spacy-biolm docs steps-table`")
+
+
+def test_script_programs_are_what_a_reader_types():
+    assert script_programs("python -m spacy_biolm relations train configs/x.cfg out --gpu-id -1") == "spacy-biolm relations train"
+    assert script_programs("python -m spacy_biolm data assets . --mirror m") == "spacy-biolm data assets"
+    assert script_programs("python -m spacy evaluate training/ner/model-best test.spacy") == "spacy evaluate"
+    assert script_programs("torchrun --standalone x") == "torchrun"
+
+
+def test_steps_table_rows_follow_the_stages():
+    project = {
+        "workflows": {stage: [f"{stage}-a"] for stage in STAGES},
+        "commands": [{"name": f"{stage}-a", "help": "does | things", "script": ["python -m spacy train c.cfg"],
+                      "outputs": [f"out/{stage}"]} for stage in STAGES],
+    }
+    lines = steps_table(project).splitlines()
+    assert lines[0] == "| stage | step | what it does | runs | writes |"
+    assert lines[2] == "| **data** | `data-a` | does \\| things | `spacy train` | `out/data` |"
+    assert len(lines) == 2 + len(STAGES)
+    del project["workflows"]["qa"]
+    with pytest.raises(KeyError, match="qa"):
+        steps_table(project)
+    project["workflows"]["qa"] = ["missing"]
+    with pytest.raises(KeyError, match="missing"):
+        steps_table(project)
+
+
+def test_steps_table_is_replaced_between_the_markers_only():
+    text = f"intro\n{TABLE_START}\nold table\n{TABLE_END}\noutro\n"
+    assert replace_steps_table(text, "| new |\n") == f"intro\n{TABLE_START}\n| new |\n{TABLE_END}\noutro\n"
+    with pytest.raises(ValueError, match="steps-table"):
+        replace_steps_table("no markers here", "| new |\n")
+    with pytest.raises(ValueError):
+        replace_steps_table(f"{TABLE_END}\n{TABLE_START}\n", "| new |\n")
+
+
+def test_docs_cli_writes_and_checks_the_table(tmp_path):
+    from typer.testing import CliRunner
+
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n{TABLE_START}\nstale\n{TABLE_END}\n", encoding="utf8")
+    check = CliRunner().invoke(app, ["docs", "steps-table", str(REPO), "--readme", str(readme), "--check"])
+    assert check.exit_code == 1 and "differs" in check.output
+    write = CliRunner().invoke(app, ["docs", "steps-table", str(REPO), "--readme", str(readme)])
+    assert write.exit_code == 0, write.output
+    assert "| **release** | `assemble` |" in readme.read_text(encoding="utf8")
+    again = CliRunner().invoke(app, ["docs", "steps-table", str(REPO), "--readme", str(readme), "--check"])
+    assert again.exit_code == 0, again.output
