@@ -350,7 +350,7 @@ class QACorpus:
 
 @registry.readers("spacy-biolm.QACorpus.v1")
 def create_qa_reader(path: Path, limit: int = 0) -> Callable[[Language], Iterable[Example]]:
-    """Read a QA DocBin (written by ``spacy-biolm convert-qa``) for training or evaluation.
+    """Read a QA DocBin (written by ``spacy-biolm qa convert``) for training or evaluation.
 
     The predicted Doc of each Example carries the question (``doc._.question``/``question_id``)
     and, for the reranker, the candidate sentences; the reference Doc has the gold annotation.

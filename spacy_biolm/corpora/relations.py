@@ -386,7 +386,7 @@ class RelationCorpus:
 
 @registry.readers("spacy-biolm.RelationCorpus.v1")
 def create_relation_reader(path: Path, gold_entities: bool = True, limit: int = 0) -> Callable[[Language], Iterable[Example]]:
-    """Read a relation DocBin (from ``spacy-biolm convert-relations``) for training or evaluation.
+    """Read a relation DocBin (from ``spacy-biolm relations convert``) for training or evaluation.
 
     Example config::
 
