@@ -336,10 +336,12 @@ def pretrain(
             f.write(json.dumps(record) + "\n")
         eval_seconds += time.time() - began
 
-    n_tokens_seen = 0
+    # Token counts and metrics stay on the device between log steps: reading a GPU value waits for
+    # the GPU, and a small model spends more time waiting than computing.
+    n_tokens_seen = torch.zeros((), dtype=torch.int64, device=device)
     eval_seconds = 0.0
     started = time.time()
-    window: List[Dict[str, float]] = []
+    window: List[Dict[str, torch.Tensor]] = []
     stop = _StopFlag()
     previous_handlers = {}
     if threading.current_thread() is threading.main_thread():  # signal handlers live there only
@@ -353,7 +355,7 @@ def pretrain(
     try:
         while step < train.max_steps:
             optimizer.zero_grad(set_to_none=True)
-            accumulated: Dict[str, float] = {}
+            accumulated: Dict[str, torch.Tensor] = {}
             for micro in range(train.grad_accumulation):
                 micro_step = step * train.grad_accumulation + micro
                 # One global batch per micro-step; each rank takes every world-th row of it.
@@ -366,20 +368,23 @@ def pretrain(
                     with autocast:
                         out = objective.loss(trained, batch, maskable, attention, mask_rng)
                     (out["loss"] / train.grad_accumulation).backward()
-                n_tokens_seen += int(attention.sum())
+                n_tokens_seen += attention.sum()
                 for key, value in out.items():
-                    accumulated[key] = accumulated.get(key, 0.0) + float(value.detach()) / train.grad_accumulation
-            if not math.isfinite(accumulated["loss"]):
-                raise FloatingPointError(f"Pretraining loss is {accumulated['loss']} at step {step}")
+                    share = value.detach().float() / train.grad_accumulation
+                    accumulated[key] = accumulated[key] + share if key in accumulated else share
             torch.nn.utils.clip_grad_norm_(model.parameters(), train.max_grad_norm)
             optimizer.step()
             scheduler.step()
             step += 1
             window.append(accumulated)
             progress.update(1)
+            stopping = stop.agreed(device)
+            saving = step % train.checkpoint_every == 0 or stopping
+            if saving:
+                _average(window, step)  # never checkpoint weights that a non-finite loss updated
             if step % train.log_every == 0 or step == train.max_steps:
-                # Averaged over ranks only here (every rank reaches this step), not every step.
-                record = _mean_over_ranks(_average(window), device)
+                # Read from the device, checked and averaged over ranks only here, not every step.
+                record = _mean_over_ranks(_average(window, step), device)
                 record.update(step=step, lr=scheduler.get_last_lr()[0])
                 window = []
                 if is_main:
@@ -388,8 +393,7 @@ def pretrain(
                     progress.set_postfix({k: f"{record[k]:.3f}" for k in objective.progress_keys})
             if train.eval_every and step % train.eval_every == 0 and step < train.max_steps:
                 evaluate(step)
-            stopping = stop.agreed(device)
-            if step % train.checkpoint_every == 0 or stopping:
+            if saving:
                 _save_checkpoint(checkpoint, model, optimizer, scheduler, step, mask_rng, settings)
             if stopping:
                 if is_main:
@@ -419,6 +423,7 @@ def pretrain(
         summary = {
             "architecture": objective.name,
             "continued_from": settings.paths.init or None,
+            "continued_from_dir": str(init.path) if init is not None else None,
             "steps": step,
             "processes": world,
             "seconds_this_run": round(train_seconds, 1),
@@ -483,8 +488,16 @@ def _mean_over_ranks(values: Dict[str, float], device: torch.device) -> Dict[str
     return dict(zip(keys, packed.tolist()))
 
 
-def _average(records: List[Dict[str, float]]) -> Dict[str, float]:
-    return {k: sum(r[k] for r in records) / len(records) for k in records[0]}
+def _average(records: List[Dict[str, torch.Tensor]], step: int) -> Dict[str, float]:
+    """Mean of each metric over the steps since the last record, read from the device at once;
+    a loss that is not finite is an error (no checkpoint is written from such weights)."""
+    keys = list(records[0])
+    values = torch.stack([torch.stack([r[k] for r in records]) for k in keys])
+    losses = values[keys.index("loss")].tolist()
+    bad = [i for i, loss in enumerate(losses) if not math.isfinite(loss)]
+    if bad:  # records[i] is of step (step - len(records) + 1 + i)
+        raise FloatingPointError(f"Pretraining loss is {losses[bad[0]]} at step {step - len(losses) + 1 + bad[0]}")
+    return dict(zip(keys, values.mean(dim=1).tolist()))
 
 
 def read_log(path: Path) -> List[Dict[str, float]]:

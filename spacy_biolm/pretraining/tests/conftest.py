@@ -100,6 +100,9 @@ learning_rate = 0.001
 warmup_fraction = 0.25
 log_every = 1
 checkpoint_every = 4
+
+[export]
+release_dtype = ""
 """
 
 

@@ -47,6 +47,26 @@ def test_unknown_setting_is_named(micro_config, tmp_path):
     bad.write_text(micro_config.read_text().replace("max_steps = 8", "max_step = 8"))
     with pytest.raises(ValueError, match=r"\[training\]: max_step"):
         load_settings(bad)
+    old = tmp_path / "old.cfg"
+    old.write_text(micro_config.read_text().replace("warmup_fraction = 0.25", "warmup_steps = 2"))
+    with pytest.raises(ValueError, match=r"warmup_steps is replaced by warmup_fraction"):
+        load_settings(old)
+    with pytest.raises(ValueError, match=r"\[export\] release_dtype = 'int8'"):
+        load_settings(micro_config, {"export.release_dtype": "int8"})
+
+
+def test_warmup_is_a_share_of_the_step_budget(micro_config, tmp_path):
+    """pretrain_small.cfg warms up over 1% of its steps: a short run reaches its peak rate too."""
+    from pathlib import Path
+
+    small = Path(__file__).resolve().parents[3] / "configs" / "pretrain_small.cfg"
+    for steps, warmup in ((1_000_000, 10_000), (2_000, 20)):
+        assert load_settings(small, {"training.max_steps": steps}).training.warmup_steps() == warmup
+    out = tmp_path / "run"
+    pretrain(load_settings(micro_config, {"training.warmup_fraction": 0.5}), out, show_progress=False)
+    rates = [r["lr"] for r in read_log(out / "train_log.jsonl")]  # the rate after each step
+    assert rates[3] == pytest.approx(0.001)  # peak after 4 of 8 steps
+    assert rates[-1] == pytest.approx(0.0)  # and zero at max_steps
 
 
 @pytest.mark.parametrize("problem", ["missing", "empty"])
@@ -110,6 +130,9 @@ def test_killed_run_resumes_with_the_same_loss_curve(micro_config, tmp_path):
     assert killed.returncode == 130, output
     stopped_at = len(read_log(log))
     assert 12 <= stopped_at < 40, "the run must have been stopped part-way"
+    # The stop exported the encoder so far, next to the checkpoint.
+    assert (tmp_path / "killed" / "model" / "model.safetensors").is_file()
+    assert (tmp_path / "killed" / "generator" / "model.safetensors").is_file()
 
     resumed = _run_cli(micro_config, tmp_path / "killed", "--resume")
     output, _ = resumed.communicate(timeout=300)
@@ -199,3 +222,77 @@ def test_albert_pretrains_on_segment_pairs_and_exports_an_albert_encoder(micro_c
     plus = pretrain(load_settings(config, {"paths.init": str(out), "paths.vocab": "", "training.max_steps": 2}),
                     tmp_path / "albert_plus", show_progress=False)
     assert plus["steps"] == 2 and plus["continued_from"] == str(out)
+
+
+def test_held_out_evaluations_are_fixed_and_logged_apart(micro_config, tmp_path, bio_text):
+    from spacy_biolm.pretraining.loop import _evaluate_heldout
+    from spacy_biolm.pretraining.objectives import get_objective
+    from transformers import AutoTokenizer
+    from contextlib import nullcontext
+
+    heldout = tmp_path / "heldout.txt"
+    heldout.write_text(bio_text.read_text()[-4000:])
+    out = tmp_path / "run"
+    settings = load_settings(micro_config, {"paths.heldout": str(heldout), "training.eval_every": 3,
+                                            "training.heldout_sequences": 10})
+    summary = pretrain(settings, out, show_progress=False)
+    evaluations = read_log(out / "heldout_log.jsonl")
+    assert [r["step"] for r in evaluations] == [3, 6, 8]
+    assert {"loss", "gen_loss", "disc_loss", "gen_acc", "disc_acc"} <= set(evaluations[0])
+    assert summary["heldout"] == evaluations[-1]
+    assert "heldout_loss" not in read_log(out / "train_log.jsonl")[0]  # training records stay as they were
+
+    # Same model, same held-out sample: the same numbers, whatever the training randomness did.
+    from spacy_biolm.pretraining.corpus import PackedCorpus
+    from spacy_biolm.pretraining.warm_start import resolve_init
+
+    tokenizer = AutoTokenizer.from_pretrained(out / "model")
+    objective = get_objective(settings, tokenizer)
+    model = objective.build_model(resolve_init(str(out)))
+    corpus = PackedCorpus.load(out / "heldout")
+    special = torch.tensor(sorted(set(tokenizer.all_special_ids)))
+    args = (objective, model, corpus, settings, torch.device("cpu"), nullcontext(), special)
+    first = _evaluate_heldout(*args)
+    torch.manual_seed(123)
+    assert _evaluate_heldout(*args) == first
+    assert model.training  # evaluation leaves the training mode as it found it
+    assert first["disc_loss"] == pytest.approx(evaluations[-1]["disc_loss"], rel=1e-4)
+
+
+def test_summary_reports_throughput_and_model_flops_utilisation():
+    from spacy_biolm.pretraining.loop import _throughput
+
+    model = torch.nn.Sequential(torch.nn.Embedding(100, 8), torch.nn.Linear(8, 10))
+    cpu = _throughput(model, n_tokens=1000, seconds=2.0, device=torch.device("cpu"), peak_tflops=100.0, world=1)
+    assert cpu == {"tokens_per_second": 500.0, "flops_parameters": 90}  # embeddings do no matmuls
+    gpu = _throughput(model, n_tokens=10**9, seconds=1.0, device=torch.device("cuda"), peak_tflops=1.0, world=2)
+    assert gpu["model_flops_utilization"] == pytest.approx(6 * 90 * 10**9 / 2e12)
+    assert "model_flops_utilization" not in _throughput(model, 10, 1.0, torch.device("cuda"), None, 1)
+
+
+def test_release_export_writes_a_half_precision_copy_that_loads(micro_config, tmp_path):
+    from transformers import AutoModel, AutoTokenizer
+
+    out = tmp_path / "run"
+    pretrain(load_settings(micro_config, {"training.max_steps": 2, "export.release_dtype": "float16"}), out,
+             show_progress=False)
+    full, half = AutoModel.from_pretrained(out / "model"), AutoModel.from_pretrained(out / "release")
+    from safetensors.torch import load_file
+
+    tensors = load_file(str(out / "release" / "model.safetensors"))
+    assert {t.dtype for t in tensors.values()} == {torch.float16}
+    assert (out / "release" / "model.safetensors").stat().st_size < 0.6 * (out / "model" / "model.safetensors").stat().st_size
+    for (name, a), b in zip(full.state_dict().items(), half.state_dict().values()):
+        assert torch.allclose(a, b.float(), atol=1e-3), name
+    assert AutoTokenizer.from_pretrained(out / "release").get_vocab() == AutoTokenizer.from_pretrained(out / "model").get_vocab()
+    assert json.loads((out / "release" / "config.json").read_text())["torch_dtype"] == "float16"
+
+
+def test_metrics_are_averaged_on_log_steps_and_a_non_finite_loss_names_its_step():
+    from spacy_biolm.pretraining.loop import _average
+
+    records = [{"loss": torch.tensor(v), "disc_acc": torch.tensor(0.5)} for v in (1.0, 2.0, 3.0)]
+    assert _average(records, step=10) == {"loss": 2.0, "disc_acc": 0.5}
+    records[1]["loss"] = torch.tensor(float("nan"))
+    with pytest.raises(FloatingPointError, match="nan at step 9"):
+        _average(records, step=10)
