@@ -262,7 +262,8 @@ def pretrain(
     ``[paths] heldout``), ``checkpoint.pt``, ``train_log.jsonl``, ``heldout_log.jsonl``,
     ``pretrain_curve.png``, ``pretrain_summary.json``, ``model/`` (the encoder to fine-tune),
     for ELECTRA ``generator/``, and with ``[export] release_dtype`` ``release/``. A stop signal
-    (SIGINT/SIGTERM) saves the checkpoint and exports ``model/`` before raising KeyboardInterrupt.
+    (SIGINT/SIGTERM) ends the run at the next step boundary as ``max_steps`` would (checkpoint,
+    export, held-out evaluation, summary, plot), then raises KeyboardInterrupt.
     """
     output_dir = Path(output_dir)
     rank, world, local_rank = _init_distributed()
@@ -327,9 +328,10 @@ def pretrain(
 
     def evaluate(at_step: int) -> None:
         """Held-out metrics at ``at_step``, on rank 0 (the others wait at the next all-reduce)."""
-        nonlocal eval_seconds
-        if heldout is None or not is_main:
+        nonlocal eval_seconds, last_evaluated
+        if heldout is None or not is_main or at_step == last_evaluated:
             return
+        last_evaluated = at_step
         began = time.time()
         record = {"step": at_step, **_evaluate_heldout(objective, model, heldout, settings, device, autocast, special_ids)}
         with heldout_log_path.open("a", encoding="utf8") as f:
@@ -340,6 +342,7 @@ def pretrain(
     # the GPU, and a small model spends more time waiting than computing.
     n_tokens_seen = torch.zeros((), dtype=torch.int64, device=device)
     eval_seconds = 0.0
+    last_evaluated = -1
     started = time.time()
     window: List[Dict[str, torch.Tensor]] = []
     stop = _StopFlag()
@@ -351,6 +354,7 @@ def pretrain(
         disable=not (show_progress and is_main), dynamic_ncols=True,
     )
     trained.train()
+    stopping = False
     log = log_path.open("a", encoding="utf8") if is_main else None
     try:
         while step < train.max_steps:
@@ -382,7 +386,7 @@ def pretrain(
             saving = step % train.checkpoint_every == 0 or stopping
             if saving:
                 _average(window, step)  # never checkpoint weights that a non-finite loss updated
-            if step % train.log_every == 0 or step == train.max_steps:
+            if step % train.log_every == 0 or step == train.max_steps or stopping:
                 # Read from the device, checked and averaged over ranks only here, not every step.
                 record = _mean_over_ranks(_average(window, step), device)
                 record.update(step=step, lr=scheduler.get_last_lr()[0])
@@ -391,24 +395,19 @@ def pretrain(
                     log.write(json.dumps(record) + "\n")
                     log.flush()
                     progress.set_postfix({k: f"{record[k]:.3f}" for k in objective.progress_keys})
-            if train.eval_every and step % train.eval_every == 0 and step < train.max_steps:
+            if train.eval_every and step % train.eval_every == 0:
                 evaluate(step)
             if saving:
                 _save_checkpoint(checkpoint, model, optimizer, scheduler, step, mask_rng, settings)
             if stopping:
-                if is_main:
-                    _export(objective, model, output_dir, settings)
-                raise KeyboardInterrupt(
-                    f"Pretraining stopped at step {step}; checkpoint saved to {checkpoint} and the encoder "
-                    f"so far to {output_dir / 'model'}. Continue with --resume."
-                )
+                break  # and export, evaluate and summarise the run so far, as at its end
     finally:
         if log is not None:
             log.close()
         for sig, handler in previous_handlers.items():
             signal.signal(sig, handler)
         progress.close()
-    if step % train.checkpoint_every != 0 or step == 0:  # else the loop just saved this step
+    if not stopping and (step % train.checkpoint_every != 0 or step == 0):  # else the loop saved it
         _save_checkpoint(checkpoint, model, optimizer, scheduler, step, mask_rng, settings)
     train_seconds = time.time() - started - eval_seconds
     if step > 0:
@@ -425,6 +424,8 @@ def pretrain(
             "continued_from": settings.paths.init or None,
             "continued_from_dir": str(init.path) if init is not None else None,
             "steps": step,
+            # Stopped by a signal before max_steps: continue with --resume.
+            "stopped_early": stopping,
             "processes": world,
             "seconds_this_run": round(train_seconds, 1),
             "eval_seconds_this_run": round(eval_seconds, 1),
@@ -444,6 +445,11 @@ def pretrain(
             objective.plot(history, output_dir / "pretrain_curve.png", heldout=heldout_history)
     if dist.is_initialized():
         dist.barrier()
+    if stopping:
+        raise KeyboardInterrupt(
+            f"Pretraining stopped at step {step}; checkpoint saved to {checkpoint}, the encoder so far to "
+            f"{output_dir / 'model'}. Continue with --resume."
+        )
     return summary
 
 

@@ -85,7 +85,7 @@ def test_pretrain_logs_plots_and_exports_an_encoder_spacy_transformers_loads(mic
     history = read_log(out / "train_log.jsonl")
     assert [r["step"] for r in history] == list(range(1, 9))
     assert all(np.isfinite(r["loss"]) and 0 <= r["disc_acc"] <= 1 for r in history)
-    assert summary["steps"] == 8 and summary["final"]["step"] == 8
+    assert summary["steps"] == 8 and summary["final"]["step"] == 8 and summary["stopped_early"] is False
     assert (out / "pretrain_curve.png").stat().st_size > 1000
     assert json.loads((out / "pretrain_summary.json").read_text())["steps"] == 8
 
@@ -130,9 +130,11 @@ def test_killed_run_resumes_with_the_same_loss_curve(micro_config, tmp_path):
     assert killed.returncode == 130, output
     stopped_at = len(read_log(log))
     assert 12 <= stopped_at < 40, "the run must have been stopped part-way"
-    # The stop exported the encoder so far, next to the checkpoint.
+    # The stop exported the encoder so far next to the checkpoint, and summarised the run so far.
     assert (tmp_path / "killed" / "model" / "model.safetensors").is_file()
     assert (tmp_path / "killed" / "generator" / "model.safetensors").is_file()
+    stopped = json.loads((tmp_path / "killed" / "pretrain_summary.json").read_text())
+    assert stopped["stopped_early"] is True and stopped["steps"] == stopped_at
 
     resumed = _run_cli(micro_config, tmp_path / "killed", "--resume")
     output, _ = resumed.communicate(timeout=300)
@@ -296,3 +298,32 @@ def test_metrics_are_averaged_on_log_steps_and_a_non_finite_loss_names_its_step(
     records[1]["loss"] = torch.tensor(float("nan"))
     with pytest.raises(FloatingPointError, match="nan at step 9"):
         _average(records, step=10)
+
+
+def test_a_stop_ends_the_run_like_max_steps_and_resume_finishes_it(micro_config, tmp_path, bio_text, monkeypatch):
+    from spacy_biolm.pretraining import loop
+
+    heldout = tmp_path / "heldout.txt"
+    heldout.write_text(bio_text.read_text()[:3000])
+    settings = load_settings(micro_config, {"paths.heldout": str(heldout), "training.log_every": 4})
+    steps_seen = []
+
+    def stop_at_step_3(self, device):
+        steps_seen.append(None)
+        return len(steps_seen) == 3
+
+    monkeypatch.setattr(loop._StopFlag, "agreed", stop_at_step_3)
+    out = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt, match="stopped at step 3"):
+        pretrain(settings, out, show_progress=False)
+    summary = json.loads((out / "pretrain_summary.json").read_text())
+    assert summary["stopped_early"] is True and summary["steps"] == 3
+    assert [r["step"] for r in read_log(out / "train_log.jsonl")] == [3]  # the partial window is logged
+    assert [r["step"] for r in read_log(out / "heldout_log.jsonl")] == [3]
+    assert (out / "model" / "model.safetensors").is_file() and (out / "pretrain_curve.png").is_file()
+
+    monkeypatch.setattr(loop._StopFlag, "agreed", lambda self, device: False)
+    summary = pretrain(settings, out, resume=True, show_progress=False)
+    assert summary["stopped_early"] is False and summary["steps"] == 8
+    assert [r["step"] for r in read_log(out / "train_log.jsonl")] == [3, 4, 8]
+    assert [r["step"] for r in read_log(out / "heldout_log.jsonl")] == [3, 8]
