@@ -353,6 +353,8 @@ def pretrain(
         total=train.max_steps, initial=step, desc=f"pretrain {objective.name}",
         disable=not (show_progress and is_main), dynamic_ncols=True,
     )
+    if step == 0 and train.max_steps > 0:
+        evaluate(0)  # where the run starts from: a warm start's held-out loss before any update
     trained.train()
     stopping = False
     log = log_path.open("a", encoding="utf8") if is_main else None

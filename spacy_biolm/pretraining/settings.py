@@ -35,8 +35,8 @@ class PathSettings:
     # see warm_start.py. The checkpoint fixes shapes and vocabulary; [model] picks the
     # architecture, the attention kernel and (ELECTRA from an encoder) the generator's width.
     init: str = ""
-    # Held-out text (same format), never trained on: RTD/MLM losses measured every
-    # [training] eval_every steps and at the end.
+    # Held-out text (same format), never trained on: RTD/MLM losses and accuracies measured at
+    # the start, every [training] eval_every steps and at the end (heldout_log.jsonl).
     heldout: str = ""
 
     def text_files(self) -> List[Path]:
@@ -78,8 +78,8 @@ class TrainingSettings:
     max_grad_norm: float = 1.0
     log_every: int = 10
     checkpoint_every: int = 200
-    # Held-out evaluation every this many steps (0: at the end only), on the first
-    # heldout_sequences rows of the packed [paths] heldout, masked with a fixed seed.
+    # Held-out evaluation at the start, every this many steps (0: none between) and at the end, on
+    # heldout_sequences rows spread over the packed [paths] heldout, masked with a fixed seed.
     eval_every: int = 0
     heldout_sequences: int = 512
     # bf16 autocast on GPU; ignored on CPU.

@@ -239,7 +239,7 @@ def test_held_out_evaluations_are_fixed_and_logged_apart(micro_config, tmp_path,
                                             "training.heldout_sequences": 10})
     summary = pretrain(settings, out, show_progress=False)
     evaluations = read_log(out / "heldout_log.jsonl")
-    assert [r["step"] for r in evaluations] == [3, 6, 8]
+    assert [r["step"] for r in evaluations] == [0, 3, 6, 8]
     assert {"loss", "gen_loss", "disc_loss", "gen_acc", "disc_acc"} <= set(evaluations[0])
     assert summary["heldout"] == evaluations[-1]
     assert "heldout_loss" not in read_log(out / "train_log.jsonl")[0]  # training records stay as they were
@@ -319,11 +319,11 @@ def test_a_stop_ends_the_run_like_max_steps_and_resume_finishes_it(micro_config,
     summary = json.loads((out / "pretrain_summary.json").read_text())
     assert summary["stopped_early"] is True and summary["steps"] == 3
     assert [r["step"] for r in read_log(out / "train_log.jsonl")] == [3]  # the partial window is logged
-    assert [r["step"] for r in read_log(out / "heldout_log.jsonl")] == [3]
+    assert [r["step"] for r in read_log(out / "heldout_log.jsonl")] == [0, 3]
     assert (out / "model" / "model.safetensors").is_file() and (out / "pretrain_curve.png").is_file()
 
     monkeypatch.setattr(loop._StopFlag, "agreed", lambda self, device: False)
     summary = pretrain(settings, out, resume=True, show_progress=False)
     assert summary["stopped_early"] is False and summary["steps"] == 8
     assert [r["step"] for r in read_log(out / "train_log.jsonl")] == [3, 4, 8]
-    assert [r["step"] for r in read_log(out / "heldout_log.jsonl")] == [3, 8]
+    assert [r["step"] for r in read_log(out / "heldout_log.jsonl")] == [0, 3, 8]

@@ -134,7 +134,7 @@ def test_warm_started_run_keeps_the_vocabulary_evaluates_held_out_text_and_expor
     )
     assert summary["continued_from"] == str(bert_dir) and summary["steps"] == 8
     evaluations = read_log(out / "heldout_log.jsonl")
-    assert [r["step"] for r in evaluations] == [4, 8]
+    assert [r["step"] for r in evaluations] == [0, 4, 8]
     assert summary["heldout"] == evaluations[-1] and 0 <= summary["heldout"]["disc_acc"] <= 1
     assert summary["heldout_sources"][0]["name"] == "heldout.txt"
     changed = AutoModel.from_pretrained(out / "model")
