@@ -187,13 +187,17 @@ def test_continued_pretraining_refuses_a_different_vocabulary(micro_config, tmp_
         pretrain(load_settings(micro_config, {"paths.init": str(tmp_path / "nothing")}), tmp_path / "x", show_progress=False)
 
 
-def test_torchrun_trains_data_parallel_replicas(micro_config, tmp_path):
-    """Two CPU processes (Gloo) under torchrun: one model, one log, global token counts."""
+def test_torchrun_trains_data_parallel_replicas(micro_config, tmp_path, bio_text):
+    """Two CPU processes (Gloo) under torchrun: one model, one log, global token counts; rank 0
+    evaluates the held-out text while the other waits."""
     out = tmp_path / "ddp"
+    heldout = tmp_path / "heldout.txt"
+    heldout.write_text(bio_text.read_text()[:2000])
     env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
            "-m", "spacy_biolm", "pretrain", str(micro_config), str(out), "--training.max_steps", "6",
-           "--training.batch_size", "4", "--training.checkpoint_every", "3"]
+           "--training.batch_size", "4", "--training.checkpoint_every", "3",
+           "--paths.heldout", str(heldout), "--training.eval_every", "3"]
     result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     summary = json.loads((out / "pretrain_summary.json").read_text())
@@ -202,6 +206,7 @@ def test_torchrun_trains_data_parallel_replicas(micro_config, tmp_path):
     state = torch.load(out / "checkpoint.pt", map_location="cpu", weights_only=False)
     assert len(state["rng_per_rank"]) == 2  # each rank's masking randomness is saved
     assert (out / "model" / "model.safetensors").is_file()
+    assert [r["step"] for r in read_log(out / "heldout_log.jsonl")] == [0, 3, 6]
 
 
 def test_albert_pretrains_on_segment_pairs_and_exports_an_albert_encoder(micro_config, tmp_path):
