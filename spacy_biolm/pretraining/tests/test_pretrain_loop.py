@@ -215,8 +215,12 @@ def test_albert_pretrains_on_segment_pairs_and_exports_an_albert_encoder(micro_c
     text = text.replace("generator_fraction = 0.5\n", "").replace("[objective]\n", "[objective]\nsop_weight = 1.0\n")
     config.write_text(text)
     out = tmp_path / "albert"
-    summary = pretrain(load_settings(config), out, show_progress=False)
+    heldout = tmp_path / "heldout.txt"
+    heldout.write_text(Path(load_settings(config).paths.text).read_text()[:3000])
+    summary = pretrain(load_settings(config, {"paths.heldout": str(heldout)}), out, show_progress=False)
     assert summary["architecture"] == "albert" and summary["steps"] == 8
+    assert {"mlm_loss", "sop_acc"} <= set(summary["heldout"]) and summary["heldout"]["step"] == 8
+    assert json.loads((out / "heldout" / "meta.json").read_text())["segment_pairs"] is True
     history = read_log(out / "train_log.jsonl")
     assert all(0 <= r["sop_acc"] <= 1 and np.isfinite(r["mlm_loss"]) for r in history)
     assert json.loads((out / "corpus" / "meta.json").read_text())["segment_pairs"] is True
