@@ -18,7 +18,6 @@ line, blank line between documents); long lines are allowed — lines over ``max
 bytes are cut at word boundaries (and counted) rather than silently skipped by SentencePiece.
 """
 
-import importlib.util
 import json
 import logging
 import re
