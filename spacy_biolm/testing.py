@@ -24,6 +24,7 @@ __all__ = [
     "RELATION_SENTENCES",
     "MICRO_PRETRAINING_CONFIG",
     "make_tiny_encoder",
+    "bio_text_documents",
     "write_bio_text",
     "disease_sentences",
     "write_conll",
@@ -103,29 +104,62 @@ def make_tiny_encoder(
     return out
 
 
-_BIO_TEXT_GENES = ["BRCA1", "BRCA2", "TP53", "EGFR", "KRAS", "HER2", "PTEN", "MYC"]
-_BIO_TEXT_DISEASES = ["breast cancer", "ovarian carcinoma", "colorectal cancer", "Alzheimer's disease", "diabetes"]
+_BIO_TEXT_GENES = ["BRCA1", "BRCA2", "TP53", "EGFR", "KRAS", "HER2", "CDKN2A", "APOE4", "PTEN", "MYC"]
+_BIO_TEXT_DISEASES = [
+    "hereditary breast cancer",
+    "ovarian adenocarcinoma",
+    "familial hypercholesterolemia",
+    "Alzheimer's disease",
+    "non-small cell lung cancer",
+    "colorectal carcinoma",
+]
+_BIO_TEXT_CYTOKINES = ["IL-6", "interleukin-6", "TNF-alpha", "IFN-γ", "IL-1β"]
 _BIO_TEXT_TEMPLATES = [
-    "Germline mutations in {g} cause hereditary {d}.",
-    "Expression of {g} was reduced in {n} patients with {d}.",
-    "We sequenced {g} in a cohort of {n} women with {d} (p < 0.05).",
-    "Loss of {g} function is frequent in {d}.",
-    "The {g} protein binds DNA and regulates apoptosis in {d} cells.",
+    "Germline mutations in {gene} were associated with {disease} in {n} patients (p < 0.0{d}).",
+    "Expression of {gene} was reduced by {n}% after treatment with {dose} µM cisplatin.",
+    "Serum {cyto} levels were elevated in patients with {disease} [{n} pg/mL; 95% CI {d}-{n}].",
+    "We sequenced {gene} and {gene2} in a cohort of {n} women with {disease}.",
+    "Acetylcholinesterase inhibitors decreased {cyto} secretion by {n}% in vitro.",
+    "Immunohistochemistry showed {gene} overexpression in {n} of {m} tumours.",
+    "The {gene}-mediated pathway regulates {cyto}-induced apoptosis; see Fig. {d}.",
+    "Naïve T cells produced {cyto} after stimulation (n = {n}).",
 ]
 
 
-def write_bio_text(path: Path, n_docs: int = 80, seed: int = 0) -> Path:
-    """Biomedical-looking text in the pretraining format (a sentence per line, a blank line
-    between documents) written to ``path``."""
+def bio_text_documents(n_docs: int, seed: int, long_line_words: int = 0) -> str:
+    """Synthetic but realistic biomedical text in the pretraining format (a sentence per line, a
+    blank line between documents); with ``long_line_words``, a last document of one line that
+    long (a whole abstract on one line)."""
     rng = random.Random(seed)
-    lines = []
+    docs = []
     for _ in range(n_docs):
-        for _ in range(rng.randint(3, 6)):
-            template = rng.choice(_BIO_TEXT_TEMPLATES)
-            lines.append(template.format(g=rng.choice(_BIO_TEXT_GENES), d=rng.choice(_BIO_TEXT_DISEASES),
-                                         n=rng.randint(2, 900)))
-        lines.append("")
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf8")
+        sents = []
+        for _ in range(rng.randint(3, 7)):
+            genes = rng.sample(_BIO_TEXT_GENES, 2)
+            sents.append(
+                rng.choice(_BIO_TEXT_TEMPLATES).format(
+                    gene=genes[0],
+                    gene2=genes[1],
+                    disease=rng.choice(_BIO_TEXT_DISEASES),
+                    cyto=rng.choice(_BIO_TEXT_CYTOKINES),
+                    n=rng.randint(2, 950),
+                    m=rng.randint(951, 2000),
+                    d=rng.randint(1, 9),
+                    dose=rng.choice(["0.5", "2", "10"]),
+                )
+            )
+        docs.append("\n".join(sents))
+    if long_line_words:
+        docs.append(" ".join(
+            rng.choice(["BRCA1", "mutation", "carriers", "showed", "reduced", "TP53", "(n = 12)."])
+            for _ in range(long_line_words)
+        ))
+    return "\n\n".join(docs) + "\n"
+
+
+def write_bio_text(path: Path, n_docs: int = 80, seed: int = 0) -> Path:
+    """:func:`bio_text_documents` written to ``path``."""
+    Path(path).write_text(bio_text_documents(n_docs, seed), encoding="utf8")
     return Path(path)
 
 
@@ -159,9 +193,12 @@ dropout = 0.1
 max_steps = 8
 batch_size = 8
 learning_rate = 0.001
-warmup_steps = 2
+warmup_fraction = 0.25
 log_every = 1
 checkpoint_every = 4
+
+[export]
+release_dtype = ""
 """
 
 _NER_GENES = ["BRCA1", "BRCA2", "TP53", "APC", "PTEN", "MLH1"]

@@ -28,7 +28,7 @@ from torch import nn
 from torch.nn import functional as F
 from transformers import AlbertConfig, AlbertForPreTraining
 
-from .electra import ModelSize, mask_for_mlm
+from .electra import MaskingSettings, ModelSize, mask_for_mlm
 
 __all__ = [
     "AlbertObjectiveSettings",
@@ -43,10 +43,9 @@ __all__ = [
 
 
 @dataclass
-class AlbertObjectiveSettings:
+class AlbertObjectiveSettings(MaskingSettings):
     """The ``[objective]`` section for ALBERT."""
 
-    mask_prob: float = 0.15
     # Of the selected positions, BERT/ALBERT replace 10% by a random token and keep 10% unchanged;
     # the remaining 80% become [MASK].
     replace_prob: float = 0.1
@@ -63,8 +62,10 @@ class PairPackingStats:
     pair or is counted here as unpairable (only documents of a single token are).
     """
 
+    # Documents read, and rows ([CLS] A [SEP] B [SEP]) made of them.
     documents: int = 0
     pairs: int = 0
+    # Text tokens read (specials not counted).
     input_tokens: int = 0
     # Text tokens written into pairs (specials not counted).
     pair_tokens: int = 0

@@ -12,6 +12,7 @@ memory, so a 10x larger corpus needs no more RAM.
 """
 
 import json
+import lzma
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
@@ -19,6 +20,7 @@ from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..errors import PretrainingDataError
+from .sources import describe_sources, open_text
 
 __all__ = [
     "PackedCorpus",
@@ -40,19 +42,21 @@ Packer = Callable[[Iterator[List[List[int]]]], Iterator[PackedRow]]
 
 
 def iter_text_documents(path: Path) -> Iterator[List[str]]:
-    """Documents (lists of sentences) of a file in the pretraining text format."""
+    """Documents (lists of sentences) of a file in the pretraining text format, plain or
+    ``.xz``-compressed, read streamed."""
     path = Path(path)
-    if not path.is_file():
-        raise PretrainingDataError(f"Pretraining text not found: {path}")
     doc: List[str] = []
-    with path.open(encoding="utf8") as f:
-        for line in f:
-            line = line.strip()
-            if line:
-                doc.append(line)
-            elif doc:
-                yield doc
-                doc = []
+    with open_text(path) as f:
+        try:
+            for line in f:
+                line = line.strip()
+                if line:
+                    doc.append(line)
+                elif doc:
+                    yield doc
+                    doc = []
+        except (UnicodeDecodeError, lzma.LZMAError, EOFError) as err:
+            raise PretrainingDataError(f"{path}: unreadable pretraining text ({err})") from err
     if doc:
         yield doc
 
@@ -315,7 +319,8 @@ def build_packed_corpus(
         "vocab_size": len(tokenizer),
         "segment_pairs": writer.segment_pairs,
         "shards": writer.shards,
-        "sources": [str(t) for t in texts],
+        # Name, size and SHA-1 of every source: which texts (and licences) went in.
+        "sources": describe_sources(texts),
     }
     (output_dir / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf8")
     return PackedCorpus.load(output_dir)

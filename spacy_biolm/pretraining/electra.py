@@ -17,8 +17,10 @@ from transformers import ElectraConfig, ElectraForMaskedLM, ElectraForPreTrainin
 
 __all__ = [
     "ModelSize",
+    "MaskingSettings",
     "ObjectiveSettings",
     "make_configs",
+    "generator_config",
     "mask_for_mlm",
     "replaced_token_labels",
     "ElectraRTD",
@@ -33,56 +35,75 @@ class ModelSize:
     architecture: str = "electra"  # or "albert"
     # "sdpa" (fused scaled-dot-product attention) or "eager" (transformers' matmul/softmax).
     attention: str = "sdpa"
+    # Width of the token embeddings; projected to hidden_size when it differs.
     embedding_size: int = 128
     hidden_size: int = 256
     num_layers: int = 12
+    # hidden_size must divide into num_heads heads.
     num_heads: int = 4
     intermediate_size: int = 1024
+    # ELECTRA: the generator's share of the discriminator's width, heads and FFN (paper: 1/4).
     generator_fraction: float = 0.25
+    # The longest sequence the encoder accepts (corpus.max_seq_length may not exceed it).
     max_position_embeddings: int = 512
     dropout: float = 0.1
+    # ALBERT: how many distinct weight sets the layers share (1 = all layers one set).
     num_hidden_groups: int = 1
 
 
 @dataclass
-class ObjectiveSettings:
+class MaskingSettings:
+    """What every masked-LM objective shares: the share of each sequence's maskable positions
+    selected for prediction (at least one per sequence)."""
+
     mask_prob: float = 0.15
+
+
+@dataclass
+class ObjectiveSettings(MaskingSettings):
+    """The ``[objective]`` section for ELECTRA."""
+
     # Of the selected positions, this share keeps its original token instead of [MASK]
     # (ELECTRA's reference recipe uses no random replacement).
     keep_prob: float = 0.15
+    # Weight of the discriminator's RTD loss next to the generator's MLM loss (ELECTRA: 50).
     disc_weight: float = 50.0
+    # Sampling temperature of the generator's replacements.
     temperature: float = 1.0
 
 
 def make_configs(size: ModelSize, vocab_size: int, pad_id: int) -> Tuple[ElectraConfig, ElectraConfig]:
     """(discriminator, generator) configs; embeddings are shared, so both use the same size."""
-    common = dict(
+    disc = ElectraConfig(
         vocab_size=vocab_size,
         embedding_size=size.embedding_size,
         max_position_embeddings=size.max_position_embeddings,
         hidden_dropout_prob=size.dropout,
         attention_probs_dropout_prob=size.dropout,
         pad_token_id=pad_id,
-    )
-    disc = ElectraConfig(
         hidden_size=size.hidden_size,
         num_hidden_layers=size.num_layers,
         num_attention_heads=size.num_heads,
         intermediate_size=size.intermediate_size,
-        **common,
     )
-    frac = size.generator_fraction
-    gen_heads = max(1, round(size.num_heads * frac))
-    gen_hidden = max(gen_heads, round(size.hidden_size * frac))
+    return disc, generator_config(disc, size.generator_fraction)
+
+
+def generator_config(disc: ElectraConfig, fraction: float) -> ElectraConfig:
+    """The generator of discriminator ``disc``: ``fraction`` of its width, heads and FFN, the same
+    depth and embeddings (shared; ``embeddings_project`` maps them to the smaller width)."""
+    gen_heads = max(1, round(disc.num_attention_heads * fraction))
+    gen_hidden = max(gen_heads, round(disc.hidden_size * fraction))
     gen_hidden -= gen_hidden % gen_heads  # hidden must divide into heads
-    gen = ElectraConfig(
+    values = disc.to_dict()
+    values.update(
         hidden_size=gen_hidden,
-        num_hidden_layers=size.num_layers,
         num_attention_heads=gen_heads,
-        intermediate_size=max(1, round(size.intermediate_size * frac)),
-        **common,
+        intermediate_size=max(1, round(disc.intermediate_size * fraction)),
     )
-    return disc, gen
+    for key in ("architectures", "model_type", "transformers_version"):
+        values.pop(key, None)
+    return ElectraConfig(**values)
 
 
 def mask_for_mlm(

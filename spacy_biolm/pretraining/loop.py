@@ -21,14 +21,21 @@ from transformers import AutoTokenizer
 
 from ..errors import PretrainingDataError
 from .corpus import FORMAT_VERSION, PackedCorpus, batch_indices, build_packed_corpus
+from .export import RELEASE_DIR, export_release
 from .objectives import get_objective
 from .settings import PretrainSettings
+from .sources import check_licence_opt_in, describe_sources
+from .warm_start import InitSource, resolve_init
 
 __all__ = ["pretrain", "make_optimizer", "linear_schedule", "CHECKPOINT_FILE"]
 
 CHECKPOINT_FILE = "checkpoint.pt"
 LOG_FILE = "train_log.jsonl"
+HELDOUT_LOG_FILE = "heldout_log.jsonl"
 SUMMARY_FILE = "pretrain_summary.json"
+# Masking seed of every held-out evaluation (fixed: evaluations of one run, and of runs on the
+# same held-out text, see the same masked positions and replacements).
+HELDOUT_SEED = 20240601
 
 
 def make_optimizer(model: torch.nn.Module, lr: float, weight_decay: float, eps: float):
@@ -78,15 +85,12 @@ def _init_distributed() -> Tuple[int, int, int]:
     return dist.get_rank(), dist.get_world_size(), int(os.environ.get("LOCAL_RANK", "0"))
 
 
-def _load_tokenizer(settings: PretrainSettings):
-    """The run's tokenizer: the exported one of the run continued from (the vocabulary is kept),
-    else the one `spacy-biolm vocab` wrote (ALBERT: its SentencePiece model)."""
-    if not settings.paths.init:
+def _load_tokenizer(settings: PretrainSettings, init: Optional[InitSource]):
+    """The run's tokenizer: the one of the checkpoint continued from (the vocabulary is kept),
+    else the one `spacy-biolm pretrain vocab` wrote (ALBERT: its SentencePiece model)."""
+    if init is None:
         return _vocab_tokenizer(settings.paths.vocab, settings.model.architecture)
-    init_model = Path(settings.paths.init) / "model"
-    if not (init_model / "config.json").is_file():
-        raise FileNotFoundError(f"[paths] init: no exported encoder in {init_model}")
-    tokenizer = AutoTokenizer.from_pretrained(init_model)
+    tokenizer = AutoTokenizer.from_pretrained(init.tokenizer_dir)
     if settings.paths.vocab and (
         _vocab_tokenizer(settings.paths.vocab, settings.model.architecture).get_vocab() != tokenizer.get_vocab()
     ):
@@ -98,7 +102,7 @@ def _load_tokenizer(settings: PretrainSettings):
 
 
 def _vocab_tokenizer(vocab_dir: str, architecture: str):
-    """The tokenizer `spacy-biolm vocab` wrote to ``vocab_dir`` for ``architecture``."""
+    """The tokenizer `spacy-biolm pretrain vocab` wrote to ``vocab_dir`` for ``architecture``."""
     if architecture == "albert":
         from .vocab import load_albert_tokenizer
 
@@ -106,34 +110,72 @@ def _vocab_tokenizer(vocab_dir: str, architecture: str):
     return AutoTokenizer.from_pretrained(vocab_dir)
 
 
-def _prepare_corpus(settings: PretrainSettings, tokenizer, output_dir: Path, objective, is_main: bool) -> PackedCorpus:
-    texts = settings.paths.text_files()
+def _prepare_corpus(
+    texts: List[Path], what: str, corpus_dir: Path, settings: PretrainSettings, tokenizer, objective, is_main: bool
+) -> PackedCorpus:
+    """Pack ``texts`` into ``corpus_dir`` once; later runs reuse the shards while the sources
+    (name, size, SHA-1), the sequence length, the vocabulary and the row layout are unchanged."""
     if not texts:
-        raise PretrainingDataError("No pretraining text set ([paths] text in the config)")
+        raise PretrainingDataError(f"No {what} set ([paths] in the config)")
     for text in texts:
         if not text.is_file():
             raise PretrainingDataError(f"Pretraining text not found: {text}")
         if text.stat().st_size == 0:
             raise PretrainingDataError(f"Pretraining text is empty: {text}")
-    corpus_dir = output_dir / "corpus"
-    wanted = {
-        "format": FORMAT_VERSION,
-        "sources": [str(t) for t in texts],
-        "max_seq_length": settings.corpus.max_seq_length,
-        "vocab_size": len(tokenizer),
-        "segment_pairs": objective.segment_pairs,
-    }
-    meta_path = corpus_dir / "meta.json"
-    fresh = meta_path.is_file() and all(
-        json.loads(meta_path.read_text(encoding="utf8")).get(k) == v for k, v in wanted.items()
-    )
-    if is_main and not fresh:
-        build_packed_corpus(
-            texts, tokenizer, corpus_dir, settings.corpus.max_seq_length, packer=objective.packer()
+    check_licence_opt_in(texts, settings.corpus.allow_restricted_licences)
+    if is_main:
+        wanted = {
+            "format": FORMAT_VERSION,
+            "sources": describe_sources(texts),
+            "max_seq_length": settings.corpus.max_seq_length,
+            "vocab_size": len(tokenizer),
+            "segment_pairs": objective.segment_pairs,
+        }
+        meta_path = corpus_dir / "meta.json"
+        fresh = meta_path.is_file() and all(
+            json.loads(meta_path.read_text(encoding="utf8")).get(k) == v for k, v in wanted.items()
         )
+        if not fresh:
+            build_packed_corpus(
+                texts, tokenizer, corpus_dir, settings.corpus.max_seq_length, packer=objective.packer()
+            )
     if dist.is_initialized():
         dist.barrier()  # the other ranks read what rank 0 wrote
     return PackedCorpus.load(corpus_dir)
+
+
+def _model_inputs(batch: Dict[str, torch.Tensor], pad_id: int, special_ids: torch.Tensor):
+    """(attention mask, maskable positions) of a batch: padding is not attended to, and neither
+    padding nor special tokens are ever masked."""
+    ids = batch["input_ids"]
+    attention = ids != pad_id
+    return attention, attention & ~torch.isin(ids, special_ids)
+
+
+def _evaluate_heldout(objective, model, heldout: PackedCorpus, settings, device, autocast, special_ids):
+    """Mean metrics of the objective over a fixed held-out sample: the same rows, masked and
+    sampled from the same seed every time, with dropout off, so evaluations compare."""
+    n = min(len(heldout), settings.training.heldout_sequences)
+    # Rows spread over the whole file (held-out text is grouped by source).
+    rows = np.unique(np.linspace(0, len(heldout) - 1, n).round().astype(np.int64))
+    rng = torch.Generator(device=device)
+    rng.manual_seed(HELDOUT_SEED)
+    totals: Dict[str, float] = {}
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            for start in range(0, len(rows), settings.training.batch_size):
+                chunk = rows[start : start + settings.training.batch_size]
+                batch = objective.batch(heldout, chunk, [HELDOUT_SEED, start], device)
+                attention, maskable = _model_inputs(batch, heldout.pad_id, special_ids)
+                with autocast:
+                    out = objective.loss(model, batch, maskable, attention, rng)
+                for key, value in out.items():
+                    totals[key] = totals.get(key, 0.0) + float(value) * len(chunk)
+    finally:
+        model.train(was_training)
+    return {key: value / len(rows) for key, value in totals.items()}
 
 
 def _save_checkpoint(path: Path, model, optimizer, scheduler, step: int, mask_rng, settings) -> None:
@@ -211,14 +253,17 @@ def pretrain(
     output_dir: Path,
     resume: bool = False,
     show_progress: bool = True,
-) -> Dict[str, float]:
+) -> Dict[str, Any]:
     """Pretrain as ``settings`` say (ELECTRA or ALBERT); write checkpoints, logs, a plot and the
     HF export. Under ``torchrun`` every process trains a DDP replica on its share of each batch
     (``training.batch_size`` is per process) and rank 0 writes the outputs.
 
-    Layout of ``output_dir``: ``corpus/`` (packed id shards), ``checkpoint.pt``,
-    ``train_log.jsonl``, ``pretrain_curve.png``, ``pretrain_summary.json``, ``model/`` (the
-    encoder to fine-tune) and, for ELECTRA, ``generator/``.
+    Layout of ``output_dir``: ``corpus/`` (packed id shards) and ``heldout/`` (the packed
+    ``[paths] heldout``), ``checkpoint.pt``, ``train_log.jsonl``, ``heldout_log.jsonl``,
+    ``pretrain_curve.png``, ``pretrain_summary.json``, ``model/`` (the encoder to fine-tune),
+    for ELECTRA ``generator/``, and with ``[export] release_dtype`` ``release/``. A stop signal
+    (SIGINT/SIGTERM) ends the run at the next step boundary as ``max_steps`` would (checkpoint,
+    export, held-out evaluation, summary, plot), then raises KeyboardInterrupt.
     """
     output_dir = Path(output_dir)
     rank, world, local_rank = _init_distributed()
@@ -231,11 +276,18 @@ def pretrain(
     torch.manual_seed(settings.system.seed)
     device = _device(settings.system.device, local_rank)
 
-    tokenizer = _load_tokenizer(settings)
+    init = resolve_init(settings.paths.init)
+    tokenizer = _load_tokenizer(settings, init)
     objective = get_objective(settings, tokenizer)
     # max_steps = 0 exports the initialised encoder (the no-pretraining ablation): no corpus needed.
-    corpus = _prepare_corpus(settings, tokenizer, output_dir, objective, is_main) if train.max_steps > 0 else None
-    model = objective.build_model(Path(settings.paths.init) if settings.paths.init else None).to(device)
+    corpus = heldout = None
+    if train.max_steps > 0:
+        corpus = _prepare_corpus(settings.paths.text_files(), "pretraining text", output_dir / "corpus",
+                                 settings, tokenizer, objective, is_main)
+        if settings.paths.heldout:
+            heldout = _prepare_corpus([Path(settings.paths.heldout)], "held-out text", output_dir / "heldout",
+                                      settings, tokenizer, objective, is_main)
+    model = objective.build_model(init).to(device)
     max_positions = next(
         m.config.max_position_embeddings for m in model.modules() if hasattr(m, "config")
     )
@@ -245,12 +297,13 @@ def pretrain(
             f"max_position_embeddings ({max_positions})"
         )
     optimizer = make_optimizer(model, train.learning_rate, train.weight_decay, train.adam_eps)
-    scheduler = linear_schedule(optimizer, train.warmup_steps, train.max_steps)
+    scheduler = linear_schedule(optimizer, train.warmup_steps(), train.max_steps)
     mask_rng = torch.Generator(device=device)
     mask_rng.manual_seed(settings.system.seed + 7919 * rank)
 
     checkpoint = output_dir / CHECKPOINT_FILE
     log_path = output_dir / LOG_FILE
+    heldout_log_path = output_dir / HELDOUT_LOG_FILE
     step = 0
     if resume and checkpoint.is_file():
         step = _load_checkpoint(
@@ -258,8 +311,10 @@ def pretrain(
         )
         if is_main:
             _truncate_log(log_path, step)
-    elif is_main and log_path.exists():
-        log_path.unlink()
+            _truncate_log(heldout_log_path, step)
+    elif is_main:
+        log_path.unlink(missing_ok=True)
+        heldout_log_path.unlink(missing_ok=True)
     trained = DDP(model, device_ids=[device.index] if device.type == "cuda" else None) if world > 1 else model
 
     special_ids = torch.tensor(
@@ -270,9 +325,26 @@ def pretrain(
         if device.type == "cuda" and train.bf16
         else nullcontext()
     )
-    n_tokens_seen = 0
+
+    def evaluate(at_step: int) -> None:
+        """Held-out metrics at ``at_step``, on rank 0 (the others wait at the next all-reduce)."""
+        nonlocal eval_seconds, last_evaluated
+        if heldout is None or not is_main or at_step == last_evaluated:
+            return
+        last_evaluated = at_step
+        began = time.time()
+        record = {"step": at_step, **_evaluate_heldout(objective, model, heldout, settings, device, autocast, special_ids)}
+        with heldout_log_path.open("a", encoding="utf8") as f:
+            f.write(json.dumps(record) + "\n")
+        eval_seconds += time.time() - began
+
+    # Token counts and metrics stay on the device between log steps: reading a GPU value waits for
+    # the GPU, and a small model spends more time waiting than computing.
+    n_tokens_seen = torch.zeros((), dtype=torch.int64, device=device)
+    eval_seconds = 0.0
+    last_evaluated = -1
     started = time.time()
-    window: List[Dict[str, float]] = []
+    window: List[Dict[str, torch.Tensor]] = []
     stop = _StopFlag()
     previous_handlers = {}
     if threading.current_thread() is threading.main_thread():  # signal handlers live there only
@@ -281,88 +353,137 @@ def pretrain(
         total=train.max_steps, initial=step, desc=f"pretrain {objective.name}",
         disable=not (show_progress and is_main), dynamic_ncols=True,
     )
+    if step == 0 and train.max_steps > 0:
+        evaluate(0)  # where the run starts from: a warm start's held-out loss before any update
     trained.train()
+    stopping = False
     log = log_path.open("a", encoding="utf8") if is_main else None
     try:
         while step < train.max_steps:
             optimizer.zero_grad(set_to_none=True)
-            accumulated: Dict[str, float] = {}
+            accumulated: Dict[str, torch.Tensor] = {}
             for micro in range(train.grad_accumulation):
                 micro_step = step * train.grad_accumulation + micro
                 # One global batch per micro-step; each rank takes every world-th row of it.
                 rows = batch_indices(len(corpus), train.batch_size * world, micro_step, settings.system.seed)
                 batch = objective.batch(corpus, rows[rank::world], [settings.system.seed, micro_step, rank], device)
-                ids = batch["input_ids"]
-                attention = ids != corpus.pad_id
-                maskable = attention & ~torch.isin(ids, special_ids)
+                attention, maskable = _model_inputs(batch, corpus.pad_id, special_ids)
                 # Gradients are all-reduced once per optimizer step, not per micro-batch.
                 sync = nullcontext() if world == 1 or micro == train.grad_accumulation - 1 else trained.no_sync()
                 with sync:
                     with autocast:
                         out = objective.loss(trained, batch, maskable, attention, mask_rng)
                     (out["loss"] / train.grad_accumulation).backward()
-                n_tokens_seen += int(attention.sum())
+                n_tokens_seen += attention.sum()
                 for key, value in out.items():
-                    accumulated[key] = accumulated.get(key, 0.0) + float(value.detach()) / train.grad_accumulation
-            if not math.isfinite(accumulated["loss"]):
-                raise FloatingPointError(f"Pretraining loss is {accumulated['loss']} at step {step}")
+                    share = value.detach().float() / train.grad_accumulation
+                    accumulated[key] = accumulated[key] + share if key in accumulated else share
             torch.nn.utils.clip_grad_norm_(model.parameters(), train.max_grad_norm)
             optimizer.step()
             scheduler.step()
             step += 1
             window.append(accumulated)
             progress.update(1)
-            if step % train.log_every == 0 or step == train.max_steps:
-                # Averaged over ranks only here (every rank reaches this step), not every step.
-                record = _mean_over_ranks(_average(window), device)
+            stopping = stop.agreed(device)
+            saving = step % train.checkpoint_every == 0 or stopping
+            if saving:
+                _average(window, step)  # never checkpoint weights that a non-finite loss updated
+            if step % train.log_every == 0 or step == train.max_steps or stopping:
+                # Read from the device, checked and averaged over ranks only here, not every step.
+                record = _mean_over_ranks(_average(window, step), device)
                 record.update(step=step, lr=scheduler.get_last_lr()[0])
                 window = []
                 if is_main:
                     log.write(json.dumps(record) + "\n")
                     log.flush()
                     progress.set_postfix({k: f"{record[k]:.3f}" for k in objective.progress_keys})
-            stopping = stop.agreed(device)
-            if step % train.checkpoint_every == 0 or stopping:
+            if train.eval_every and step % train.eval_every == 0:
+                evaluate(step)
+            if saving:
                 _save_checkpoint(checkpoint, model, optimizer, scheduler, step, mask_rng, settings)
             if stopping:
-                raise KeyboardInterrupt(
-                    f"Pretraining stopped at step {step}; checkpoint saved to {checkpoint}. "
-                    "Continue with --resume."
-                )
+                break  # and export, evaluate and summarise the run so far, as at its end
     finally:
         if log is not None:
             log.close()
         for sig, handler in previous_handlers.items():
             signal.signal(sig, handler)
         progress.close()
-    if step % train.checkpoint_every != 0 or step == 0:  # else the loop just saved this step
+    if not stopping and (step % train.checkpoint_every != 0 or step == 0):  # else the loop saved it
         _save_checkpoint(checkpoint, model, optimizer, scheduler, step, mask_rng, settings)
-    elapsed = time.time() - started
+    train_seconds = time.time() - started - eval_seconds
+    if step > 0:
+        evaluate(step)
     n_tokens_seen = int(_mean_over_ranks({"n": float(n_tokens_seen)}, device)["n"] * world)
 
     summary: Dict[str, Any] = {}
     if is_main:
-        objective.export(model, output_dir)
+        _export(objective, model, output_dir, settings)
         history = read_log(log_path)
+        heldout_history = read_log(heldout_log_path)
         summary = {
             "architecture": objective.name,
             "continued_from": settings.paths.init or None,
+            "continued_from_dir": str(init.path) if init is not None else None,
             "steps": step,
+            # Stopped by a signal before max_steps: continue with --resume.
+            "stopped_early": stopping,
             "processes": world,
-            "seconds_this_run": round(elapsed, 1),
-            "tokens_per_second": round(n_tokens_seen / max(elapsed, 1e-9), 1),
+            "seconds_this_run": round(train_seconds, 1),
+            "eval_seconds_this_run": round(eval_seconds, 1),
             "device": str(device),
             "n_sequences": len(corpus) if corpus is not None else 0,
             "corpus_tokens": corpus.n_tokens if corpus is not None else 0,
+            # Which files (name, size, SHA-1) went in: their licences can be traced later.
+            "sources": _corpus_sources(corpus),
+            "heldout_sources": _corpus_sources(heldout),
             "encoder_parameters": sum(p.numel() for p in objective.encoder(model).parameters()),
+            **_throughput(model, n_tokens_seen, train_seconds, device, settings.system.peak_tflops, world),
             "final": history[-1] if history else {},
+            "heldout": heldout_history[-1] if heldout_history else {},
         }
         (output_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2), encoding="utf8")
         if history:
-            objective.plot(history, output_dir / "pretrain_curve.png")
+            objective.plot(history, output_dir / "pretrain_curve.png", heldout=heldout_history)
     if dist.is_initialized():
         dist.barrier()
+    if stopping:
+        raise KeyboardInterrupt(
+            f"Pretraining stopped at step {step}; checkpoint saved to {checkpoint}, the encoder so far to "
+            f"{output_dir / 'model'}. Continue with --resume."
+        )
     return summary
+
+
+def _export(objective, model, output_dir: Path, settings: PretrainSettings) -> None:
+    """``model/`` (and the objective's other parts); ``release/`` when a release dtype is set."""
+    encoder_dir = objective.export(model, output_dir)
+    if settings.export.release_dtype:
+        export_release(encoder_dir, output_dir / RELEASE_DIR, settings.export.release_dtype)
+
+
+def _corpus_sources(corpus: Optional[PackedCorpus]) -> List[Dict[str, Any]]:
+    if corpus is None:
+        return []
+    return json.loads((corpus.path / "meta.json").read_text(encoding="utf8"))["sources"]
+
+
+def _throughput(model, n_tokens: int, seconds: float, device: torch.device, peak_tflops: Optional[float],
+                world: int) -> Dict[str, Any]:
+    """Tokens per second (all processes) and, on GPU with a known peak, model FLOPs utilisation:
+    6 x non-embedding parameters x tokens / time / peak (Kaplan et al.'s estimate of training
+    FLOPs; embedding lookups do no matmuls and are left out)."""
+    out: Dict[str, Any] = {"tokens_per_second": round(n_tokens / max(seconds, 1e-9), 1)}
+    embedding_params = {
+        id(p) for module in model.modules() if isinstance(module, torch.nn.Embedding) for p in module.parameters()
+    }
+    unique = {id(p): p for p in model.parameters()}
+    flops_params = sum(p.numel() for key, p in unique.items() if key not in embedding_params)
+    out["flops_parameters"] = flops_params
+    if device.type == "cuda" and peak_tflops and n_tokens:
+        achieved = 6 * flops_params * n_tokens / max(seconds, 1e-9)
+        out["model_flops_utilization"] = round(achieved / (peak_tflops * 1e12 * world), 4)
+    return out
 
 
 def _mean_over_ranks(values: Dict[str, float], device: torch.device) -> Dict[str, float]:
@@ -375,8 +496,16 @@ def _mean_over_ranks(values: Dict[str, float], device: torch.device) -> Dict[str
     return dict(zip(keys, packed.tolist()))
 
 
-def _average(records: List[Dict[str, float]]) -> Dict[str, float]:
-    return {k: sum(r[k] for r in records) / len(records) for k in records[0]}
+def _average(records: List[Dict[str, torch.Tensor]], step: int) -> Dict[str, float]:
+    """Mean of each metric over the steps since the last record, read from the device at once;
+    a loss that is not finite is an error (no checkpoint is written from such weights)."""
+    keys = list(records[0])
+    values = torch.stack([torch.stack([r[k] for r in records]) for k in keys])
+    losses = values[keys.index("loss")].tolist()
+    bad = [i for i, loss in enumerate(losses) if not math.isfinite(loss)]
+    if bad:  # records[i] is of step (step - len(records) + 1 + i)
+        raise FloatingPointError(f"Pretraining loss is {losses[bad[0]]} at step {step - len(losses) + 1 + bad[0]}")
+    return dict(zip(keys, values.mean(dim=1).tolist()))
 
 
 def read_log(path: Path) -> List[Dict[str, float]]:

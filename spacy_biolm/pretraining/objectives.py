@@ -6,37 +6,55 @@ inputs, and how to export the encoder. The loop (loop.py) only moves batches and
 """
 
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 import torch
 
 from ..errors import PretrainingDataError
 from .corpus import PackedCorpus, Packer
+from .warm_start import InitSource
 
 __all__ = ["ElectraObjective", "AlbertObjective", "get_objective", "ARCHITECTURES"]
 
 
-class ElectraObjective:
-    """ELECTRA replaced-token detection (electra.py); the discriminator is the encoder."""
+class _Objective:
+    """What every objective shares: its settings and tokenizer, and the curve plotted from its
+    logged training (and held-out) records."""
 
-    name = "electra"
+    name = ""
     # Logged metrics shown in the progress bar.
-    progress_keys = ("loss", "disc_acc", "gen_acc")
-    # Rows are plain packed sequences, not [CLS] A [SEP] B [SEP] pairs.
+    progress_keys: Tuple[str, ...] = ()
+    # Whether corpus rows are [CLS] A [SEP] B [SEP] pairs rather than plain packed sequences.
     segment_pairs = False
 
     def __init__(self, settings, tokenizer):
         self.settings, self.tokenizer = settings, tokenizer
 
-    def build_model(self, init_dir: Optional[Path] = None) -> torch.nn.Module:
+    def plot(self, history, path: Path, heldout=None) -> Path:
+        from . import plots
+
+        return getattr(plots, f"plot_{self.name}_curve")(history, path, heldout=heldout)
+
+
+class ElectraObjective(_Objective):
+    """ELECTRA replaced-token detection (electra.py); the discriminator is the encoder."""
+
+    name = "electra"
+    progress_keys = ("loss", "disc_acc", "gen_acc")
+
+    def build_model(self, init: Optional[InitSource] = None) -> torch.nn.Module:
         from .electra import ElectraRTD, make_configs
 
-        if init_dir is None:
+        if init is None:
             disc_cfg, gen_cfg = make_configs(self.settings.model, len(self.tokenizer), self.tokenizer.pad_token_id)
             model = ElectraRTD(disc_cfg, gen_cfg)
+        elif init.kind == "run":
+            model = ElectraRTD.from_exported(init.path)
         else:
-            model = ElectraRTD.from_exported(init_dir)
+            from .warm_start import electra_from_encoder
+
+            model = electra_from_encoder(init.path, self.settings.model)
         if self.settings.model.attention == "sdpa":
             from .attention import use_sdpa_attention
 
@@ -63,13 +81,9 @@ class ElectraObjective:
 
         return export_electra(model, self.tokenizer, output_dir, self.settings)
 
-    def plot(self, history, path: Path) -> Path:
-        from .plots import plot_pretraining_curve
-
-        return plot_pretraining_curve(history, path)
 
 
-class AlbertObjective:
+class AlbertObjective(_Objective):
     """ALBERT masked LM + sentence-order prediction (albert.py) over segment-pair rows."""
 
     name = "albert"
@@ -77,20 +91,25 @@ class AlbertObjective:
     segment_pairs = True
 
     def __init__(self, settings, tokenizer):
-        self.settings, self.tokenizer = settings, tokenizer
+        super().__init__(settings, tokenizer)
         # Random replacements (10% of selected positions) never draw a special token.
         self.special_ids = sorted(set(tokenizer.all_special_ids))
 
-    def build_model(self, init_dir: Optional[Path] = None) -> torch.nn.Module:
+    def build_model(self, init: Optional[InitSource] = None) -> torch.nn.Module:
         from .albert import AlbertMLMSOP, make_albert_config
 
-        if init_dir is None:
+        if init is None:
             config = make_albert_config(
                 self.settings.model, len(self.tokenizer), self.tokenizer.pad_token_id,
                 num_hidden_groups=self.settings.model.num_hidden_groups,
             )
             return AlbertMLMSOP(config)
-        return AlbertMLMSOP.from_exported(init_dir)
+        if init.kind != "run":
+            raise ValueError(
+                f"[paths] init = {init.path}: ALBERT continues only an earlier ALBERT run's directory; "
+                "warm starts from an HF encoder are for ELECTRA ([model] architecture = \"electra\")"
+            )
+        return AlbertMLMSOP.from_exported(init.path)
 
     def packer(self) -> Optional[Packer]:
         from .albert import pack_sentence_pairs
@@ -126,10 +145,6 @@ class AlbertObjective:
 
         return export_albert(model, self.tokenizer, output_dir, self.settings)
 
-    def plot(self, history, path: Path) -> Path:
-        from .plots import plot_albert_curve
-
-        return plot_albert_curve(history, path)
 
 
 ARCHITECTURES = {"electra": ElectraObjective, "albert": AlbertObjective}

