@@ -143,6 +143,20 @@ def test_trains_ranks_and_round_trips(tiny_qa_encoder, tmp_path):
     assert again.attrs["scores"] == pytest.approx(ranked.attrs["scores"], abs=1e-5)
 
 
+def test_trains_with_negative_sampling_and_keeps_the_setting(tiny_qa_encoder, tmp_path):
+    # 20 candidates: one relevant, 19 irrelevant of which each update sees about a quarter.
+    candidates = [f"{gene} is a tumour suppressor gene ." for gene in ("BRCA1", "TP53")] * 9 + SENTENCES[:2]
+    nlp = make_qa_nlp(tiny_qa_encoder, "answer_reranker", window=24, stride=4, negative_sampling=0.25)
+    examples = [Example(make_question_doc(nlp, QUESTION, candidates, "q1"), _gold(nlp, candidates, {19}))]
+    overfit(nlp, examples, steps=30)
+    doc = nlp(make_question_doc(nlp, QUESTION, candidates))
+    ranked = doc.spans["ranked_sents"]
+    assert ranked[0].text == "tamoxifen treats breast cancer ." and len(ranked) == 20
+    assert nlp.evaluate(examples)["rerank_mrr"] == 1.0
+    nlp.to_disk(tmp_path / "p")
+    assert spacy.load(tmp_path / "p").get_pipe("answer_reranker").cfg["negative_sampling"] == 0.25
+
+
 def test_bad_input(tiny_qa_encoder):
     nlp = make_qa_nlp(tiny_qa_encoder, "answer_reranker", window=24, stride=4)
     nlp.initialize(lambda: [Example(make_question_doc(nlp, QUESTION, SENTENCES, "q1"), _gold(nlp, SENTENCES, {1}))])
