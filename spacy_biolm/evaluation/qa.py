@@ -116,6 +116,24 @@ _TASKS = {
 }
 
 
+# task -> [(row name, {our metric key: the baseline's key in the same scores})]: what a user gets
+# without a model, computed by the task's scorer on the same Docs.
+_BASELINES = {
+    "answer_reranker": [("random order of the candidates (expected)", {"rerank_mrr": "rerank_mrr_random"})],
+}
+
+
+def _baseline_rows(task: str, scores: dict) -> List[List[str]]:
+    """The task's baseline rows (empty cells where the scores lack the baseline)."""
+    _, columns, _ = _TASKS[task]
+    rows = []
+    for title, keys in _BASELINES.get(task, []):
+        values = [scores.get(keys[key]) if key in keys else None for _, key in columns]
+        if any(v is not None for v in values):
+            rows.append([title, *("" if v is None else f"{v:.3f}" for v in values), ""])
+    return rows
+
+
 def _paper_rows(paper: dict, source: str, section: str, n_columns: int) -> List[List[str]]:
     data = paper.get(source, {}).get(section, {})
     names = paper.get(source, {}).get("models", {})
@@ -148,6 +166,7 @@ def qa_results_table(metrics: Dict[str, Path], paper_results: Optional[Path] = N
         header = ["model", *(c for c, _ in columns), "questions/s (CPU)"]
         out += [f"### {title}", "", "| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
         out.append("| " + " | ".join([f"{name} (ours)", *ours, _speed(scores)]) + " |")
+        out += ["| " + " | ".join(row) + " |" for row in _baseline_rows(task, scores)]
         out += ["| " + " | ".join(row) + " |" for row in _paper_rows(paper, source, section, len(columns))]
         out.append("")
     return "\n".join(out)

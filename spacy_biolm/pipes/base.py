@@ -3,7 +3,7 @@
 ``ModelPipe`` is the training/prediction loop every such component shares: the subclass says
 what the model reads from a batch of Docs (``model_input``, which also says which Doc item each
 output row belongs to), how predictions go back on the Docs (``set_annotations``) and the loss
-(``get_loss``); ``ModelPipe`` does ``predict``, ``update`` (dropout, backprop, optimiser step),
+(``get_loss``), optionally which items it trains on (``training_input``); ``ModelPipe`` does ``predict``, ``update`` (dropout, backprop, optimiser step),
 ``initialize`` and scoring through the registered scorer.
 
 ``ClassifierPipe`` adds what the classifying components share (``yes_no``, ``answer_reranker``,
@@ -55,6 +55,11 @@ class ModelPipe(TrainablePipe):
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         raise NotImplementedError
 
+    def training_input(self, examples: List[Example]) -> Tuple[Any, List[Any]]:
+        """What the model reads in ``update``: by default ``model_input`` of the predicted Docs. A
+        subclass may use the gold annotation to choose the items it trains on (e.g. sample them)."""
+        return self.model_input([eg.predicted for eg in examples])
+
     # -- shared -------------------------------------------------------------------------------
     def predict(self, docs: Iterable[Doc]):
         """(owners, model output) for ``docs``."""
@@ -74,7 +79,7 @@ class ModelPipe(TrainablePipe):
         losses.setdefault(self.name, 0.0)
         examples = list(examples)
         validate_examples(examples, f"{type(self).__name__}.update")
-        model_input, owners = self.model_input([eg.predicted for eg in examples])
+        model_input, owners = self.training_input(examples)
         set_dropout_rate(self.model, drop)
         output, backprop = self.model.begin_update(model_input)
         loss, gradient = self.get_loss(examples, (owners, output))

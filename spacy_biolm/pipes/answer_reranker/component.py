@@ -2,10 +2,19 @@
 
 The Doc holds the candidates as its sentences (``make_question_doc(nlp, question, [s1, s2, ...])``,
 or any Doc with sentence boundaries, e.g. after a ``sentencizer``). Each sentence is paired with the
-question (``[CLS] question [SEP] sentence [SEP]``); its relevance probability comes from a linear
-layer on ``[CLS]``. The sentences go to ``doc.spans["ranked_sents"]`` best first with
-``attrs["scores"]``. The paper trained on a 1:99 imbalance with class weights [1, 99]:
-``class_weights = {"relevant": 99.0}`` does the same.
+question (``[CLS] question [SEP] sentence [SEP]``); a linear layer on ``[CLS]`` gives the logits of
+("irrelevant", "relevant"). The sentences go to ``doc.spans["ranked_sents"]`` best first, with
+``attrs["scores"]`` the **logit margin** (logit relevant - logit irrelevant), i.e. the log-odds of
+"relevant": strictly monotone in the relevance probability but, unlike the float32 probability,
+never saturating at 1.0, so confident candidates stay distinct instead of tying (a tie used to
+fall back to document order). The margin is a ranking score, not a calibrated log-odds when the
+training used class weights or sampled negatives (both shift it by a constant).
+
+Training: about 1% of the candidates of the BioASQ reranking data are relevant. Rather than
+weighting the loss (the paper's 1:99), ``negative_sampling`` trains on every relevant candidate and
+a random fraction of the irrelevant ones, drawn again at every update: the encoder passes go to
+informative pairs (see configs/answer_reranker.cfg for the measured choice). ``class_weights``
+(null, "balanced" or ``{label: weight}``) still applies to the items trained on.
 
 Gold Docs mark their relevant sentences in ``doc.spans["relevant_sents"]``.
 """
@@ -18,7 +27,7 @@ from spacy.tokens import Doc, Span, SpanGroup
 from spacy.training import Example
 from thinc.api import Model
 
-from ..base import ClassifierPipe
+from ..base import ClassifierPipe, ModelPipe
 from ...doc_data import get_question
 from ..qa_pipe import qa_factory_config
 from .scorer import gold_sentence_offsets
@@ -34,20 +43,37 @@ LABELS = ("irrelevant", "relevant")
     requires=["doc._.question", "token.is_sent_start"],
     default_config=qa_factory_config(
         "spacy-biolm.AnswerRerankerModel.v1", "spacy-biolm.answer_reranker_scorer.v1", window=128, stride=32,
-        spans_key="ranked_sents", class_weights=None,
+        spans_key="ranked_sents", class_weights=None, negative_sampling=1.0,
     ),
-    default_score_weights={"rerank_mrr": 1.0},
+    default_score_weights={"rerank_mrr": 1.0, "rerank_mrr_random": None, "rerank_questions": None},
 )
-def make_answer_reranker(nlp: Language, name: str, model: Model, spans_key: str, class_weights, scorer: Optional[Callable]):
+def make_answer_reranker(
+    nlp: Language,
+    name: str,
+    model: Model,
+    spans_key: str,
+    class_weights,
+    negative_sampling: float,
+    scorer: Optional[Callable],
+):
     """Create an ``answer_reranker`` component.
 
     model: a ``spacy-biolm.AnswerRerankerModel.v1``.
     spans_key: where the ranked sentences go in ``doc.spans``.
     class_weights: null, "balanced" or ``{"relevant": 99.0, "irrelevant": 1.0}`` (the paper's
-        weighted reranker).
-    scorer: ``spacy-biolm.answer_reranker_scorer.v1`` (MRR per question).
+        weighted reranker); the weights of the loss over the items trained on.
+    negative_sampling: the fraction (0, 1] of irrelevant candidates each training update keeps
+        (drawn at random, numpy's seeded generator); every relevant candidate is kept. 1.0 trains
+        on all candidates. Prediction always scores every candidate.
+    scorer: ``spacy-biolm.answer_reranker_scorer.v1`` (tie-aware MRR per question and the
+        expected MRR of a random order).
     """
-    return AnswerReranker(nlp.vocab, model, name, spans_key=spans_key, class_weights=class_weights, scorer=scorer)
+    if not 0.0 < negative_sampling <= 1.0:
+        raise ValueError(f"{name}: negative_sampling must be in (0, 1], got {negative_sampling!r}")
+    return AnswerReranker(
+        nlp.vocab, model, name, spans_key=spans_key, class_weights=class_weights,
+        negative_sampling=negative_sampling, scorer=scorer,
+    )
 
 
 def candidate_sentences(doc: Doc, component: str = "answer_reranker") -> List[Span]:
@@ -88,18 +114,35 @@ class AnswerReranker(ClassifierPipe):
                 owners.append((i, sentence))
         return pairs, owners
 
+    def predict(self, docs: Iterable[Doc]):
+        """(owners, relevance margins): logit "relevant" - logit "irrelevant" per candidate, the
+        ranking score (``ClassifierPipe.predict``'s float32 probabilities saturate at 1.0)."""
+        owners, logits = ModelPipe.predict(self, docs)
+        logits = numpy.asarray(self.model.ops.to_numpy(logits), dtype="float64")
+        margins = logits[:, 1] - logits[:, 0] if len(owners) else numpy.zeros(0)
+        return owners, margins
+
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
-        owners, probs = predictions
-        relevance = probs[:, 1] if len(owners) else numpy.zeros(0)
+        owners, margins = predictions
         per_doc: dict = {}
-        for (i, sentence), p in zip(owners, relevance):
-            per_doc.setdefault(i, []).append((float(p), sentence))
+        for (i, sentence), margin in zip(owners, margins):
+            per_doc.setdefault(i, []).append((float(margin), sentence))
         key = self.cfg["spans_key"]
         for i, doc in enumerate(docs):
             ranked = sorted(per_doc.get(i, []), key=lambda item: (-item[0], item[1].start))
             doc.spans[key] = SpanGroup(
-                doc, name=key, spans=[s for _, s in ranked], attrs={"scores": [p for p, _ in ranked]}
+                doc, name=key, spans=[s for _, s in ranked], attrs={"scores": [m for m, _ in ranked]}
             )
+
+    def training_input(self, examples: List[Example]) -> Tuple[List[Tuple[str, str]], List[Tuple[int, Span]]]:
+        """Every relevant candidate and each irrelevant one with probability ``negative_sampling``."""
+        pairs, owners = self.model_input([eg.predicted for eg in examples])
+        rate = self.cfg.get("negative_sampling", 1.0)
+        if rate >= 1.0 or not owners:
+            return pairs, owners
+        relevant = self.gold_targets(examples, owners) == 1
+        keep = relevant | (numpy.random.random(len(owners)) < rate)
+        return [p for p, k in zip(pairs, keep) if k], [o for o, k in zip(owners, keep) if k]
 
     def gold_targets(self, examples: List[Example], owners) -> numpy.ndarray:
         by_doc: dict = {}

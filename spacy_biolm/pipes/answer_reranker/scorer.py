@@ -1,11 +1,15 @@
-"""Answer-sentence reranking score, as Bio-ELECTRA reports it: mean reciprocal rank per question.
+"""Answer-sentence reranking score, as Bio-ELECTRA reports it: mean reciprocal rank per question,
+next to what a random order of the same candidates would score.
 
 The candidate sentences of one question (Docs sharing ``doc._.question_id``; a question's
-candidates may be split over several Docs) are ranked by their predicted relevance; a question's
-reciprocal rank is 1/rank of its first gold relevant sentence. Questions without any relevant
-candidate have no rank and are left out (``rerank_questions`` counts those scored).
+candidates may be split over several Docs) are ranked by their predicted score; a question's
+reciprocal rank is 1/rank of its first gold relevant sentence. Tied scores are ranked in random
+order and the reciprocal rank is its exact expectation over those orders (tie-aware MRR), so a
+ranking gains nothing from the order the candidates happen to have in the file. Questions without
+any relevant candidate have no rank and are left out (``rerank_questions`` counts those scored).
 """
 
+from math import comb
 from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from spacy.tokens import Doc
@@ -14,7 +18,14 @@ from spacy.util import registry
 
 from ...doc_data import question_group
 
-__all__ = ["make_answer_reranker_scorer", "score_reranking", "reciprocal_rank", "gold_sentence_offsets", "GOLD_KEY"]
+__all__ = [
+    "make_answer_reranker_scorer",
+    "score_reranking",
+    "reciprocal_rank",
+    "random_order_reciprocal_rank",
+    "gold_sentence_offsets",
+    "GOLD_KEY",
+]
 
 # Where gold Docs mark their relevant sentences (the QA converters write it).
 GOLD_KEY = "relevant_sents"
@@ -25,18 +36,43 @@ def gold_sentence_offsets(doc: Doc) -> Set[Tuple[int, int]]:
     return {(s.start_char, s.end_char) for s in doc.spans[GOLD_KEY]} if GOLD_KEY in doc.spans else set()
 
 
+def _expected_first_hit(n_before: int, n_tied: int, n_relevant_tied: int) -> float:
+    """E[1/rank] of the first relevant item when ``n_before`` items rank ahead and the next
+    ``n_tied`` items, ``n_relevant_tied`` of them relevant, come in uniformly random order.
+
+    The first relevant item is at position j of the tied block with probability
+    C(n_tied - j, k - 1) / C(n_tied, k) (k = ``n_relevant_tied``).
+    """
+    k = n_relevant_tied
+    orders = comb(n_tied, k)
+    return sum(comb(n_tied - j, k - 1) / orders / (n_before + j) for j in range(1, n_tied - k + 2))
+
+
 def reciprocal_rank(scored: List[Tuple[float, bool]]) -> Optional[float]:
-    """1/rank of the first relevant item when sorted by score (ties: the earlier item first);
-    None when no item is relevant."""
-    ranked = sorted(enumerate(scored), key=lambda item: (-item[1][0], item[0]))
-    for rank, (_, (_, relevant)) in enumerate(ranked, start=1):
-        if relevant:
-            return 1.0 / rank
-    return None
+    """1/rank of the first relevant item when sorted by score, best first; None when no item is
+    relevant. Items tied with the best-scored relevant item are taken in random order: the
+    result is the exact expectation over those orders."""
+    relevant_scores = [score for score, relevant in scored if relevant]
+    if not relevant_scores:
+        return None
+    best = max(relevant_scores)
+    ahead = sum(1 for score, _ in scored if score > best)
+    tied = [relevant for score, relevant in scored if score == best]
+    return _expected_first_hit(ahead, len(tied), sum(tied))
+
+
+def random_order_reciprocal_rank(relevant: List[bool]) -> Optional[float]:
+    """The expected reciprocal rank of the first relevant item when the items are put in a
+    uniformly random order (exact, not simulated): with one relevant item among n it is
+    (1 + 1/2 + ... + 1/n) / n. None when no item is relevant."""
+    n_relevant = sum(relevant)
+    return _expected_first_hit(0, len(relevant), n_relevant) if n_relevant else None
 
 
 def score_reranking(examples: Iterable[Example], spans_key: str = "ranked_sents", **kwargs: Any) -> Dict[str, Optional[float]]:
-    """``rerank_mrr`` (fraction) and ``rerank_questions`` (how many questions were scored)."""
+    """``rerank_mrr`` (fraction), ``rerank_mrr_random`` (the expected MRR of a random order of
+    the same candidates, the baseline any ranking must beat) and ``rerank_questions`` (how many
+    questions were scored)."""
     groups: Dict[str, List[Tuple[float, bool]]] = {}
     for eg in examples:
         gold = gold_sentence_offsets(eg.reference)
@@ -46,12 +82,20 @@ def score_reranking(examples: Iterable[Example], spans_key: str = "ranked_sents"
         ranked = eg.predicted.spans[spans_key]
         for span, score in zip(ranked, ranked.attrs.get("scores", [])):
             items.append((float(score), (span.start_char, span.end_char) in gold))
-    ranks = [rr for rr in (reciprocal_rank(items) for items in groups.values()) if rr is not None]
-    return {"rerank_mrr": sum(ranks) / len(ranks) if ranks else None, "rerank_questions": float(len(ranks))}
+    scored = [items for items in groups.values() if any(relevant for _, relevant in items)]
+    ranks = [reciprocal_rank(items) for items in scored]
+    random_ranks = [random_order_reciprocal_rank([relevant for _, relevant in items]) for items in scored]
+    return {
+        "rerank_mrr": sum(ranks) / len(ranks) if ranks else None,
+        "rerank_mrr_random": sum(random_ranks) / len(random_ranks) if random_ranks else None,
+        "rerank_questions": float(len(ranks)),
+    }
 
 
 @registry.scorers("spacy-biolm.answer_reranker_scorer.v1")
 def make_answer_reranker_scorer() -> Callable[..., Dict[str, Optional[float]]]:
     """Scorer of ``answer_reranker``: mean reciprocal rank of the first relevant sentence per
-    question (``rerank_mrr``), the sentences of Docs sharing a question id ranked together."""
+    question (``rerank_mrr``, tie-aware), the sentences of Docs sharing a question id ranked
+    together, and the expected MRR of a random order of the same candidates
+    (``rerank_mrr_random``)."""
     return score_reranking

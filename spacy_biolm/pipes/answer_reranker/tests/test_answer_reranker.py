@@ -1,14 +1,19 @@
-"""answer_reranker: MRR by hand (with a question split over Docs), training with class weights,
-ranking, serialisation and bad input."""
+"""answer_reranker: MRR and its random-order baseline by hand (with a question split over Docs,
+with ties), ranking by the logit margin (saturating logits), negative sampling, training with
+class weights, serialisation and bad input."""
 
+import numpy
 import pytest
 import spacy
 from spacy.tokens import SpanGroup
 from spacy.training import Example
+from thinc.api import Model
 
 from spacy_biolm import make_question_doc
 from spacy_biolm.testing import make_qa_nlp, overfit
-from spacy_biolm.pipes.answer_reranker.scorer import reciprocal_rank, score_reranking
+from spacy_biolm.pipes.answer_reranker import make_answer_reranker
+from spacy_biolm.pipes.base import softmax
+from spacy_biolm.pipes.answer_reranker.scorer import random_order_reciprocal_rank, reciprocal_rank, score_reranking
 
 QUESTION = "Which drug treats breast cancer ?"
 SENTENCES = ["BRCA1 is a gene .", "tamoxifen treats breast cancer .", "TP53 is a tumour suppressor ."]
@@ -44,6 +49,80 @@ def test_reciprocal_rank_and_mrr_by_hand():
     scores = score_reranking(examples)
     assert scores["rerank_mrr"] == pytest.approx((1 / 2 + 1) / 2)
     assert scores["rerank_questions"] == 2
+    # q1 and q2 both have one relevant sentence among 3 candidates: (1 + 1/2 + 1/3) / 3 each.
+    assert scores["rerank_mrr_random"] == pytest.approx(11 / 18)
+
+
+def test_random_order_baseline_and_ties_by_hand():
+    # One relevant among 4: rank 1..4 equally likely -> (1 + 1/2 + 1/3 + 1/4) / 4 = 25/48.
+    assert random_order_reciprocal_rank([False, False, True, False]) == pytest.approx(25 / 48)
+    # Two relevant among 3: first relevant at rank 1 w.p. 2/3, at rank 2 w.p. 1/3 -> 5/6.
+    assert random_order_reciprocal_rank([True, False, True]) == pytest.approx(5 / 6)
+    assert random_order_reciprocal_rank([False, False]) is None
+    # All scores tied: the ranking says nothing, so it scores exactly the random baseline,
+    # wherever the relevant item sits in the input order.
+    for position in range(4):
+        tied = [(1.0, i == position) for i in range(4)]
+        assert reciprocal_rank(tied) == pytest.approx(25 / 48)
+    # One item ahead, then a tie of the relevant item with one irrelevant: rank 2 or 3 -> 5/12.
+    assert reciprocal_rank([(0.9, False), (0.5, False), (0.5, True), (0.1, False)]) == pytest.approx(5 / 12)
+    nlp = spacy.blank("en")
+    examples = [
+        Example(_ranked(nlp, SENTENCES, [0.3, 0.2, 0.1], "q1"), _gold(nlp, SENTENCES, {2}, "q1")),
+        Example(_ranked(nlp, SENTENCES, [0.3, 0.2, 0.1], "q2"), _gold(nlp, SENTENCES, {0, 2}, "q2")),
+    ]
+    scores = score_reranking(examples)
+    assert scores["rerank_mrr"] == pytest.approx((1 / 3 + 1) / 2)
+    assert scores["rerank_mrr_random"] == pytest.approx((11 / 18 + 5 / 6) / 2)
+
+
+def _fixed_logits_reranker(nlp, logits_by_sentence, negative_sampling=1.0):
+    """An answer_reranker whose model gives fixed (irrelevant, relevant) logits per sentence."""
+
+    def forward(model, pairs, is_train):
+        rows = [logits_by_sentence[sentence] for _, sentence in pairs]
+        output = model.ops.asarray2f(rows) if rows else model.ops.alloc2f(0, 2)
+        return output, lambda d_output: d_output
+
+    return make_answer_reranker(nlp, "answer_reranker", Model("fixed_logits", forward), "ranked_sents", None,
+                                negative_sampling, score_reranking)
+
+
+def test_saturated_probabilities_still_rank_by_the_logit_margin():
+    # Relevance logits grow along the document; the float32 softmax of each row is exactly 1.0,
+    # so ranking by probability ties everything and falls back to document order (the bug).
+    nlp = spacy.blank("en")
+    logits = {SENTENCES[0]: (-10.0, 30.0), SENTENCES[1]: (-10.0, 40.0), SENTENCES[2]: (-10.0, 50.0)}
+    assert numpy.all(softmax(numpy.asarray(list(logits.values()), dtype="float32"))[:, 1] == 1.0)
+    reranker = _fixed_logits_reranker(nlp, logits)
+    doc = reranker(make_question_doc(nlp, QUESTION, SENTENCES, "q1"))
+    ranked = doc.spans["ranked_sents"]
+    assert [s.text for s in ranked] == SENTENCES[::-1]
+    assert ranked.attrs["scores"] == pytest.approx([60.0, 50.0, 40.0])
+    assert len(set(ranked.attrs["scores"])) == 3
+    # The last sentence of the Doc is the relevant one: rank 1, where document order gives rank 3.
+    scores = reranker.score([Example(doc, _gold(nlp, SENTENCES, {2}))])
+    assert scores["rerank_mrr"] == 1.0
+    assert scores["rerank_mrr_random"] == pytest.approx(11 / 18)
+
+
+def test_negative_sampling_keeps_every_relevant_candidate_and_a_fraction_of_the_others():
+    nlp = spacy.blank("en")
+    candidates = [f"BRCA{i} is a gene ." for i in range(400)]
+    relevant = {7, 123, 399}
+    logits = {c: (0.0, 0.0) for c in candidates}
+    examples = [Example(make_question_doc(nlp, QUESTION, candidates, "q1"), _gold(nlp, candidates, relevant))]
+    numpy.random.seed(0)
+    _, owners = _fixed_logits_reranker(nlp, logits, negative_sampling=0.25).training_input(examples)
+    kept = {sentence.text for _, sentence in owners}
+    assert {candidates[i] for i in relevant} <= kept
+    # Binomial(397, 0.25): mean 99.25, sd 8.6.
+    assert 99.25 - 4 * 8.6 < len(kept) - len(relevant) < 99.25 + 4 * 8.6
+    everything = _fixed_logits_reranker(nlp, logits).training_input(examples)[1]
+    assert len(everything) == len(candidates)
+    for bad in (0.0, -0.5, 1.5):
+        with pytest.raises(ValueError, match="negative_sampling"):
+            _fixed_logits_reranker(nlp, logits, negative_sampling=bad)
 
 
 def test_trains_ranks_and_round_trips(tiny_qa_encoder, tmp_path):
@@ -62,6 +141,20 @@ def test_trains_ranks_and_round_trips(tiny_qa_encoder, tmp_path):
     again = again_doc.spans["ranked_sents"]
     assert [s.text for s in again] == [s.text for s in ranked]
     assert again.attrs["scores"] == pytest.approx(ranked.attrs["scores"], abs=1e-5)
+
+
+def test_trains_with_negative_sampling_and_keeps_the_setting(tiny_qa_encoder, tmp_path):
+    # 20 candidates: one relevant, 19 irrelevant of which each update sees about a quarter.
+    candidates = [f"{gene} is a tumour suppressor gene ." for gene in ("BRCA1", "TP53")] * 9 + SENTENCES[:2]
+    nlp = make_qa_nlp(tiny_qa_encoder, "answer_reranker", window=24, stride=4, negative_sampling=0.25)
+    examples = [Example(make_question_doc(nlp, QUESTION, candidates, "q1"), _gold(nlp, candidates, {19}))]
+    overfit(nlp, examples, steps=30)
+    doc = nlp(make_question_doc(nlp, QUESTION, candidates))
+    ranked = doc.spans["ranked_sents"]
+    assert ranked[0].text == "tamoxifen treats breast cancer ." and len(ranked) == 20
+    assert nlp.evaluate(examples)["rerank_mrr"] == 1.0
+    nlp.to_disk(tmp_path / "p")
+    assert spacy.load(tmp_path / "p").get_pipe("answer_reranker").cfg["negative_sampling"] == 0.25
 
 
 def test_bad_input(tiny_qa_encoder):
