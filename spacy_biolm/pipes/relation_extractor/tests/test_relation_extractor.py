@@ -165,6 +165,49 @@ def test_candidate_window_setting_reaches_the_pairs_and_bad_values_are_errors():
             spacy.blank("en").add_pipe("relation_extractor", config={"candidate_window": bad})
 
 
+def test_fast_mode_pools_span_tokens_and_backprops_to_them_only():
+    from thinc.api import Model
+
+    from spacy_biolm.pipes.relation_extractor.model import create_relation_fast, span_tokens
+
+    indices, lengths = span_tokens([0, 3, 7], [2, 4, 12])
+    assert indices.tolist() == [0, 1, 3, 7, 8, 9, 10, 11] and lengths.tolist() == [2, 1, 5]
+    with pytest.raises(ValueError, match="empty"):
+        span_tokens([3], [3])
+    rng = numpy.random.default_rng(0)
+    vecs = rng.normal(size=(40, 4)).astype("float32")
+    gradients = []
+
+    def fixed_vectors(model, docs, is_train):
+        def backprop(d_vecs):
+            gradients.append(d_vecs[0])
+            return []
+        return [vecs], backprop
+
+    model = create_relation_fast(Model("fixed_vectors", fixed_vectors, dims={"nO": 4}), hidden_width=8, dropout=0.0, nO=3)
+    pairs = [numpy.asarray([[0, 2, 5, 8], [5, 8, 30, 31], [10, 11, 0, 2]], dtype="int32")]
+    model.initialize(X=([None], pairs))
+    weights = rng.normal(size=(3, 3)).astype("float32")
+
+    def loss(token_vectors):
+        vecs[:] = token_vectors
+        return float((model.predict(([None], pairs)) * weights).sum())
+
+    original = vecs.copy()
+    scores, backprop = model.begin_update(([None], pairs))
+    backprop(weights)
+    (d_vecs,) = gradients
+    # Tokens outside every entity get no gradient; inside, it matches finite differences.
+    outside = numpy.ones(len(vecs), dtype=bool)
+    outside[[0, 1, 5, 6, 7, 10, 30]] = False
+    assert not d_vecs[outside].any() and d_vecs[~outside].any()
+    for row, col in [(0, 0), (6, 2), (10, 1), (30, 3)]:
+        step = numpy.zeros_like(original)
+        step[row, col] = 1e-2
+        numeric = (loss(original + step) - loss(original - step)) / 2e-2
+        assert numeric == pytest.approx(float(d_vecs[row, col]), rel=0.05, abs=1e-3)
+
+
 # -- relations on the Doc -------------------------------------------------------------------------
 
 
