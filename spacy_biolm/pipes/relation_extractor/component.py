@@ -185,7 +185,8 @@ class RelationExtractor(ClassifierPipe):
         """The (head, tail) pairs of ``doc`` the component classifies, in document order: those
         inside ``candidate_window``, at most ``max_pairs_per_doc`` of them."""
         window = self.cfg["candidate_window"]
-        pairs, skipped = candidate_pairs(doc.ents, self.cfg["pair_types"], self.cfg["max_pairs_per_doc"], window)
+        entities = doc.ents
+        pairs, skipped = candidate_pairs(entities, self.cfg["pair_types"], self.cfg["max_pairs_per_doc"], window)
         if skipped:
             self.skipped_pairs += skipped
             hint = ""
@@ -193,10 +194,10 @@ class RelationExtractor(ClassifierPipe):
                 hint = (" The Doc has no sentence boundaries, so the window is the whole Doc: add a sentencizer "
                         "or senter before this component, or set candidate_window to a number of tokens.")
             warnings.warn(
-                f"{self.name}: doc with {len(doc.ents)} entities has {len(pairs) + skipped} candidate pairs "
+                f"{self.name}: doc with {len(entities)} entities has {len(pairs) + skipped} candidate pairs "
                 f"(candidate_window={window!r}); classified the {len(pairs)} closest "
                 f"(max_pairs_per_doc={self.cfg['max_pairs_per_doc']}), skipped {skipped}.{hint} "
-                f"Doc starts {doc.text[:60]!r}",
+                f"Doc starts {doc[:30].text[:60]!r}",  # not doc.text: a long Doc's whole text is slow to build
                 PairLimitExceeded,
             )
         return pairs

@@ -159,6 +159,7 @@ def anonymise(
     style: str = "replace",
     markers: Sequence[str] = ("<< ", " >>", "[[ ", " ]]"),
     window: Optional[Tuple[int, int]] = None,
+    entities: Optional[Sequence[Span]] = None,
 ) -> str:
     """The text of ``doc`` prepared for one pair, as the papers fed it to the encoder.
 
@@ -168,7 +169,9 @@ def anonymise(
     ``style="mark"`` (SciBERT): head and tail keep their text, wrapped in ``markers``
     (head open, head close, tail open, tail close).
     Only the sentence(s) holding the pair are used when the Doc has sentence boundaries, or the
-    token range ``window`` when given (it must contain both entities).
+    token range ``window`` when given (it must contain both entities). ``entities``: the Doc's
+    ``doc.ents`` when the caller classifies many pairs of one Doc (built once, not per pair).
+    The cost is that of the text used, not of the whole Doc.
     """
     if style not in ("replace", "mark"):
         raise ValueError(f"unknown anonymisation style {style!r}; expected 'replace' or 'mark'")
@@ -185,22 +188,24 @@ def anonymise(
         for span in (head, tail):
             edits.append((span.start_char, span.end_char, placeholders.get(span.label_, f"@{span.label_}$")))
         if other_placeholder:
-            for ent in doc.ents:
-                if ent.end <= start or ent.start >= end:
-                    continue
+            ents = doc.ents if entities is None else entities
+            # Entities do not overlap, so their ends are sorted: skip to the first one ending
+            # inside the text.
+            for ent in ents[bisect_left(ents, start + 1, key=lambda e: e.end):]:
+                if ent.start >= end:
+                    break
                 if not (ent.start < head.end and head.start < ent.end) and not (ent.start < tail.end and tail.start < ent.end):
                     edits.append((ent.start_char, ent.end_char, other_placeholder))
     else:
         head_open, head_close, tail_open, tail_close = markers
         edits.append((head.start_char, head.end_char, f"{head_open}{head.text}{head_close}"))
         edits.append((tail.start_char, tail.end_char, f"{tail_open}{tail.text}{tail_close}"))
-    text = doc.text
-    base = doc[start].idx if len(doc) else 0
-    stop = doc[end - 1].idx + len(doc[end - 1].text) if len(doc) else 0
-    pieces, cursor = [], base
+    used = doc[start:end]
+    text, base = used.text, used.start_char  # not doc.text: the whole text of a long Doc per pair
+    pieces, cursor = [], 0
     for s, e, replacement in sorted(edits):
-        pieces.append(text[cursor:s])
+        pieces.append(text[cursor:s - base])
         pieces.append(replacement)
-        cursor = e
-    pieces.append(text[cursor:stop])
+        cursor = e - base
+    pieces.append(text[cursor:])
     return "".join(pieces)

@@ -237,12 +237,13 @@ def pair_texts(model: Model, docs: Sequence[Doc], pairs: Sequence[Ints2d]) -> Li
     spans = []
     for doc, offsets in zip(docs, pairs):
         # The entity spans themselves (with their labels, which choose the placeholders).
-        ents = {(ent.start, ent.end): ent for ent in doc.ents}
+        doc_ents = doc.ents
+        ents = {(ent.start, ent.end): ent for ent in doc_ents}
         for hs, he, ts, te in offsets:
             head = ents.get((int(hs), int(he))) or doc[int(hs):int(he)]
             tail = ents.get((int(ts), int(te))) or doc[int(ts):int(te)]
-            spans.append((doc, head, tail))
-    texts = [anonymise(doc, head, tail, *args) for doc, head, tail in spans]
+            spans.append((doc, head, tail, doc_ents))
+    texts = [anonymise(doc, head, tail, *args, entities=doc_ents) for doc, head, tail, doc_ents in spans]
     if not texts:
         return texts
     encoder = model.get_ref("encoder")
@@ -250,10 +251,11 @@ def pair_texts(model: Model, docs: Sequence[Doc], pairs: Sequence[Ints2d]) -> Li
     for i, n_pieces in enumerate(_n_pieces(tokenizer, texts)):
         if n_pieces <= window:
             continue
-        doc, head, tail = spans[i]
+        doc, head, tail, doc_ents = spans[i]
         first, last = min(head.start, tail.start), max(head.end, tail.end)
         for context in CONTEXT_STEPS:
-            texts[i] = anonymise(doc, head, tail, *args, window=(max(0, first - context), min(len(doc), last + context)))
+            token_range = (max(0, first - context), min(len(doc), last + context))
+            texts[i] = anonymise(doc, head, tail, *args, window=token_range, entities=doc_ents)
             if _n_pieces(tokenizer, [texts[i]])[0] <= window:
                 break
     return texts

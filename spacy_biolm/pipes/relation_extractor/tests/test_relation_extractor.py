@@ -232,6 +232,20 @@ def test_anonymisation_replaces_the_pair_and_other_entities():
     assert anonymise(doc, ents[0], ents[1], placeholders, style="mark") == "<< aspirin >> inhibits [[ COX1 ]] and COX2 ."
     assert anonymise(doc, ents[0], ents[1], placeholders, window=(0, 3)) == "BC6ENTC inhibits BC6ENTG"
     assert anonymise(doc, ents[0], ents[1], {}) == "@CHEMICAL$ inhibits @GENE$ and COX2 ."
+    # Sentences: only the pair's sentence(s) are used, their other entities replaced (not those of
+    # other sentences); the same with the Doc's entities passed in once.
+    doc = make_doc(["TNF", "binds", "IL6", "and", "IL2", ".", "COX1", "binds", "aspirin", "and", "COX2", "."],
+                   [(0, 1, "GENE"), (2, 3, "GENE"), (4, 5, "GENE"), (6, 7, "GENE"), (8, 9, "CHEMICAL"), (10, 11, "GENE")])
+    for token in doc:
+        token.is_sent_start = token.i in (0, 6)
+    ents = doc.ents
+    for entities in (None, ents):
+        assert anonymise(doc, ents[4], ents[3], placeholders, "BC6OTHER", entities=entities) == \
+            "BC6ENTG binds BC6ENTC and BC6OTHER ."
+        assert anonymise(doc, ents[0], ents[1], placeholders, "BC6OTHER", entities=entities) == \
+            "BC6ENTG binds BC6ENTG and BC6OTHER ."
+        assert anonymise(doc, ents[2], ents[3], placeholders, "BC6OTHER", entities=entities) == \
+            "BC6OTHER binds BC6OTHER and BC6ENTG . BC6ENTG binds BC6OTHER and BC6OTHER ."
 
 
 # -- scorer ----------------------------------------------------------------------------------------
