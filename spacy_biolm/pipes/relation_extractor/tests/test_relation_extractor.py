@@ -363,6 +363,7 @@ def test_labels_come_from_the_data_when_not_configured(relation_encoder):
 
 def test_long_inputs_are_windowed_around_the_pair(relation_encoder):
     from spacy_biolm.encoders import get_tokenizer
+    from spacy_biolm.encoders.pair_encoder import tokenize_windows
     from spacy_biolm.pipes.relation_extractor.model import pair_texts
 
     nlp = anonymised_nlp(relation_encoder)
@@ -379,6 +380,9 @@ def test_long_inputs_are_windowed_around_the_pair(relation_encoder):
     doc = make_doc(words, [(0, 1, "GENE"), (61, 62, "DISEASE")])
     (text,) = pair_texts(model, [doc], [numpy.asarray([[0, 1, 61, 62]])])
     assert text == " ".join(words)
+    encoder = model.get_ref("encoder")
+    windows = tokenize_windows(tokenizer, [text], encoder.attrs["window"], encoder.attrs["stride"])
+    assert len(windows["pair_index"]) > 1 and set(windows["pair_index"]) == {0}
     probs = nlp.get_pipe("relation_extractor").predict([doc])[1]
     assert probs.shape == (1, 2) and probs.sum() == pytest.approx(1.0, abs=1e-5)
 
