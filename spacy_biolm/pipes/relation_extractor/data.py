@@ -191,7 +191,8 @@ def anonymise(
             ents = doc.ents if entities is None else entities
             # Entities do not overlap, so their ends are sorted: skip to the first one ending
             # inside the text.
-            for ent in ents[bisect_left(ents, start + 1, key=lambda e: e.end):]:
+            for k in range(bisect_left(ents, start + 1, key=lambda e: e.end), len(ents)):
+                ent = ents[k]
                 if ent.start >= end:
                     break
                 if not (ent.start < head.end and head.start < ent.end) and not (ent.start < tail.end and tail.start < ent.end):
