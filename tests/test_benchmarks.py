@@ -106,3 +106,34 @@ def test_inference_benchmark_reports_speed_memory_and_ratios(tmp_path):
     assert report["n_process"]["n_process"] == 2 and report["n_process"]["same_entities_as_n_process_1"] is True
     assert {"torch", "spacy", "spacy-transformers"} <= set(report["versions"])
     assert output.with_suffix(".png").stat().st_size > 1000
+
+
+def test_long_documents_benchmark_reports_time_memory_and_bounded_pairs(tmp_path):
+    output = tmp_path / "long_documents.json"
+    cmd = [sys.executable, str(REPO / "benchmarks" / "long_documents.py"), "--lengths", "2000", "6000",
+           "--baseline-length", "6000", "--threads", "1", "--output", str(output)]
+    env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
+    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(output.read_text())
+    assert set(report["runs"]) == {"2000", "6000"}
+    for length, run in report["runs"].items():
+        assert int(length) - 200 <= run["chars"] <= int(length)  # cut at a sentence end
+        assert run["sentences"] > 1 and run["entities"] > run["sentences"] / 2
+        assert run["peak_rss_mib"] >= run["loaded_rss_mib"] > 50 and run["seconds"] > 0
+        # Same-sentence pairs of a gene and a disease: far fewer than all pairs of the document.
+        assert 0 < run["classified_pairs"] + run["skipped_pairs"] < run["entities"] ** 2 / 4
+        assert run["pair_limit_warnings"] == (run["skipped_pairs"] > 0)
+    per_million = report["seconds_per_million_chars"]
+    for length, run in report["runs"].items():
+        assert abs(per_million[length] - run["seconds"] / run["chars"] * 1e6) < 1e-2
+    assert report["time_per_char_longest_over_shortest"] == round(per_million["6000"] / per_million["2000"], 3)
+    linear = report["targets"]["time_linear_in_length"]
+    assert linear["met"] == (linear["value"] <= linear["max_ratio"])
+    assert report["targets"]["peak_rss_mib_at_200k_chars"]["met"] is None  # no 200k run here
+    # Without sentence boundaries the window is the whole Doc: every gene-disease pair of it.
+    whole, windowed = report["whole_document_window"], report["runs"]["6000"]
+    assert whole["sentences"] is None and whole["entities"] == windowed["entities"]
+    total = whole["classified_pairs"] + whole["skipped_pairs"]
+    assert total > 2 * (windowed["classified_pairs"] + windowed["skipped_pairs"])
+    assert report["whole_document_over_sentence_window_seconds"] == round(whole["seconds"] / windowed["seconds"], 2)

@@ -1,7 +1,7 @@
 """The ``relation_extractor`` pipeline component (factory + a ``ClassifierPipe``).
 
-Candidate pairs come from ``doc.ents`` (an upstream ``ner`` or gold entities), filtered by
-``pair_types``; each pair is classified into one of ``labels`` or "no relation" (softmax, trained
+Candidate pairs come from ``doc.ents`` (an upstream ``ner`` or gold entities) inside a
+``candidate_window`` (the same sentence, or at most N tokens apart), filtered by ``pair_types``; each pair is classified into one of ``labels`` or "no relation" (softmax, trained
 with optionally class-weighted cross-entropy). The input mode is the model's architecture
 (``spacy-biolm.RelationFast.v1`` or ``spacy-biolm.RelationAnonymised.v1``); the component does not
 depend on which. Predicted relations (not the negatives) go to ``doc._.relations`` as
@@ -13,7 +13,7 @@ spaCy, thinc and numpy only at module level.
 
 
 import warnings
-from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy
 from spacy.language import Language
@@ -25,7 +25,7 @@ from thinc.api import Config, Model
 from ..base import ClassifierPipe
 from . import scorer as _scorer_module  # noqa: F401  (registers the scorer with the factory)
 from ...doc_data import Relation, get_relations, set_relations
-from .data import PairLimitExceeded, candidate_pairs
+from .data import SENTENCE_WINDOW, PairLimitExceeded, candidate_pairs, check_candidate_window
 
 __all__ = ["RelationExtractor", "make_relation_extractor", "NO_RELATION"]
 
@@ -59,6 +59,7 @@ PairOwner = Tuple[int, Span, Span]
         "model": Config().from_str(DEFAULT_MODEL_CONFIG)["model"],
         "labels": [],
         "pair_types": [],
+        "candidate_window": SENTENCE_WINDOW,
         "max_pairs_per_doc": 1000,
         "class_weights": None,
         "scorer": {"@scorers": "spacy-biolm.relations_scorer.v1"},
@@ -71,6 +72,7 @@ def make_relation_extractor(
     model: Model,
     labels: List[str],
     pair_types: List[List[str]],
+    candidate_window: Union[int, str],
     max_pairs_per_doc: int,
     class_weights: Optional[Any],
     scorer: Optional[Callable],
@@ -87,14 +89,20 @@ def make_relation_extractor(
             pipeline is initialised. A gold relation with another label is an error.
         pair_types: allowed ``[head_label, tail_label]`` entity label pairs, e.g.
             ``[["GENE", "DISEASE"]]``; empty allows every pair of entities.
-        max_pairs_per_doc: at most this many candidate pairs per Doc (closest entities first);
-            the rest are skipped with a warning. 0 means no limit.
+        candidate_window: which entities may pair: "sentence" (the default), both in the same
+            sentence (a Doc without sentence boundaries, e.g. one sentence of GAD or ChemProt, is
+            one sentence; give long documents a ``sentencizer`` or ``senter`` first); or a number
+            of tokens N, at most N tokens between the two entities. Pairs are generated lazily
+            inside the window, never for the whole document.
+        max_pairs_per_doc: a safety cap: at most this many candidate pairs per Doc (closest
+            entities first); the rest are skipped with a warning. 0 means no limit.
         class_weights: null (unweighted loss), "balanced" (from the training pairs' classes) or
             ``{label: weight}`` over ``NO_RELATION`` and the labels (e.g. ``{"NO_RELATION": 0.5}``).
         scorer: ``spacy-biolm.relations_scorer.v1`` by default.
     """
     return RelationExtractor(nlp.vocab, model, name, labels=labels, pair_types=pair_types,
-                             max_pairs_per_doc=max_pairs_per_doc, class_weights=class_weights, scorer=scorer)
+                             candidate_window=candidate_window, max_pairs_per_doc=max_pairs_per_doc,
+                             class_weights=class_weights, scorer=scorer)
 
 
 class RelationExtractor(ClassifierPipe):
@@ -108,6 +116,7 @@ class RelationExtractor(ClassifierPipe):
         *,
         labels: Sequence[str] = (),
         pair_types: Sequence[Sequence[str]] = (),
+        candidate_window: Union[int, str] = SENTENCE_WINDOW,
         max_pairs_per_doc: int = 1000,
         class_weights: Optional[Any] = None,
         scorer: Optional[Callable] = None,
@@ -117,9 +126,10 @@ class RelationExtractor(ClassifierPipe):
                 raise ValueError(f"pair_types entries must be [head_label, tail_label], got {pair!r}")
         if max_pairs_per_doc < 0:
             raise ValueError(f"max_pairs_per_doc must be >= 0 (0 = no limit), got {max_pairs_per_doc}")
+        check_candidate_window(candidate_window)
         super().__init__(
             vocab, model, name, scorer=scorer, labels=list(labels), pair_types=[list(p) for p in pair_types],
-            max_pairs_per_doc=max_pairs_per_doc, class_weights=class_weights,
+            candidate_window=candidate_window, max_pairs_per_doc=max_pairs_per_doc, class_weights=class_weights,
         )
         self.skipped_pairs = 0
 
@@ -172,14 +182,22 @@ class RelationExtractor(ClassifierPipe):
     # -- pairs ----------------------------------------------------------------------------------
 
     def candidate_pairs(self, doc: Doc) -> List[Tuple[Span, Span]]:
-        """The (head, tail) pairs of ``doc`` the component classifies (bounded, see max_pairs_per_doc)."""
-        pairs, skipped = candidate_pairs(doc.ents, self.cfg["pair_types"], self.cfg["max_pairs_per_doc"])
+        """The (head, tail) pairs of ``doc`` the component classifies, in document order: those
+        inside ``candidate_window``, at most ``max_pairs_per_doc`` of them."""
+        window = self.cfg["candidate_window"]
+        entities = doc.ents
+        pairs, skipped = candidate_pairs(entities, self.cfg["pair_types"], self.cfg["max_pairs_per_doc"], window)
         if skipped:
             self.skipped_pairs += skipped
+            hint = ""
+            if window == SENTENCE_WINDOW and not doc.has_annotation("SENT_START"):
+                hint = (" The Doc has no sentence boundaries, so the window is the whole Doc: add a sentencizer "
+                        "or senter before this component, or set candidate_window to a number of tokens.")
             warnings.warn(
-                f"{self.name}: doc with {len(doc.ents)} entities has {len(pairs) + skipped} candidate pairs; "
-                f"classified the {len(pairs)} closest (max_pairs_per_doc={self.cfg['max_pairs_per_doc']}), "
-                f"skipped {skipped}. Doc starts {doc.text[:60]!r}",
+                f"{self.name}: doc with {len(entities)} entities has {len(pairs) + skipped} candidate pairs "
+                f"(candidate_window={window!r}); classified the {len(pairs)} closest "
+                f"(max_pairs_per_doc={self.cfg['max_pairs_per_doc']}), skipped {skipped}.{hint} "
+                f"Doc starts {doc[:30].text[:60]!r}",  # not doc.text: a long Doc's whole text is slow to build
                 PairLimitExceeded,
             )
         return pairs

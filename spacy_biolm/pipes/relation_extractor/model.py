@@ -85,11 +85,20 @@ def _span_pair_init(model: Model, X: Optional[RelationInput] = None, Y=None) -> 
     classifier.initialize(X=model.ops.alloc2f(2, 3 * width))
 
 
-def _averaging_matrix(xp, starts, ends, n_tokens: int):
-    matrix = xp.zeros((len(starts), n_tokens), dtype="float32")
-    for row, (start, end) in enumerate(zip(starts, ends)):
-        matrix[row, start:end] = 1.0 / (end - start)
-    return matrix
+def span_tokens(starts, ends) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """The token indices of the spans ``[start, end)``, concatenated, and the spans' lengths.
+
+    Mean pooling gathers these rows (``reduce_mean``) and scatters its gradient back to them:
+    memory grows with the spans' tokens, never with spans x document tokens as a dense
+    averaging matrix would on a long document.
+    """
+    starts = numpy.asarray(starts, dtype="int32")
+    lengths = numpy.asarray(ends, dtype="int32") - starts
+    if (lengths <= 0).any():
+        raise ValueError("RelationFast: an entity span is empty (end <= start)")
+    first_row = numpy.cumsum(lengths) - lengths
+    indices = numpy.arange(int(lengths.sum()), dtype="int32") + numpy.repeat(starts - first_row, lengths)
+    return indices.astype("int32"), lengths
 
 
 def _span_pair_forward(model: Model, inputs: RelationInput, is_train: bool):
@@ -100,16 +109,20 @@ def _span_pair_forward(model: Model, inputs: RelationInput, is_train: bool):
     tokvecs, bp_tokvecs = tok2vec(docs, is_train)
     xp = model.ops.xp
     width = tokvecs[0].shape[1] if tokvecs else 0
-    per_doc = []  # (doc index, head matrix, tail matrix, head vecs, tail vecs)
+    ops = model.ops
+    per_doc = []  # (doc index, (head tokens, lengths), (tail tokens, lengths), head vecs, tail vecs)
     feats = []
     for i, (vecs, offsets) in enumerate(zip(tokvecs, pairs)):
         if len(offsets) == 0:
             continue
         offsets = numpy.asarray(offsets)
-        head_m = model.ops.asarray2f(_averaging_matrix(numpy, offsets[:, 0], offsets[:, 1], vecs.shape[0]))
-        tail_m = model.ops.asarray2f(_averaging_matrix(numpy, offsets[:, 2], offsets[:, 3], vecs.shape[0]))
-        head, tail = head_m @ vecs, tail_m @ vecs
-        per_doc.append((i, head_m, tail_m, head, tail))
+        spans = []
+        for start, end in ((0, 1), (2, 3)):
+            indices, lengths = span_tokens(offsets[:, start], offsets[:, end])
+            spans.append((ops.asarray1i(indices), ops.asarray1i(lengths)))
+        (head_idx, head_len), (tail_idx, tail_len) = spans
+        head, tail = ops.reduce_mean(vecs[head_idx], head_len), ops.reduce_mean(vecs[tail_idx], tail_len)
+        per_doc.append((i, spans[0], spans[1], head, tail))
         feats.append(xp.hstack([head, tail, head * tail]))
     n_out = model.get_dim("nO")
     if not feats:
@@ -125,13 +138,14 @@ def _span_pair_forward(model: Model, inputs: RelationInput, is_train: bool):
         d_X = bp_scores(d_scores)
         d_tokvecs = [model.ops.alloc2f(*v.shape) for v in tokvecs]
         row = 0
-        for i, head_m, tail_m, head, tail in per_doc:
+        for i, (head_idx, head_len), (tail_idx, tail_len), head, tail in per_doc:
             n = head.shape[0]
             block = d_X[row:row + n]
             row += n
             d_head = block[:, :width] + block[:, 2 * width:] * tail
             d_tail = block[:, width:2 * width] + block[:, 2 * width:] * head
-            d_tokvecs[i] += head_m.T @ d_head + tail_m.T @ d_tail
+            ops.scatter_add(d_tokvecs[i], head_idx, ops.backprop_reduce_mean(ops.xp.ascontiguousarray(d_head), head_len))
+            ops.scatter_add(d_tokvecs[i], tail_idx, ops.backprop_reduce_mean(ops.xp.ascontiguousarray(d_tail), tail_len))
         bp_tokvecs(d_tokvecs)
         return []
 
@@ -223,12 +237,13 @@ def pair_texts(model: Model, docs: Sequence[Doc], pairs: Sequence[Ints2d]) -> Li
     spans = []
     for doc, offsets in zip(docs, pairs):
         # The entity spans themselves (with their labels, which choose the placeholders).
-        ents = {(ent.start, ent.end): ent for ent in doc.ents}
+        doc_ents = doc.ents
+        ents = {(ent.start, ent.end): ent for ent in doc_ents}
         for hs, he, ts, te in offsets:
             head = ents.get((int(hs), int(he))) or doc[int(hs):int(he)]
             tail = ents.get((int(ts), int(te))) or doc[int(ts):int(te)]
-            spans.append((doc, head, tail))
-    texts = [anonymise(doc, head, tail, *args) for doc, head, tail in spans]
+            spans.append((doc, head, tail, doc_ents))
+    texts = [anonymise(doc, head, tail, *args, entities=doc_ents) for doc, head, tail, doc_ents in spans]
     if not texts:
         return texts
     encoder = model.get_ref("encoder")
@@ -236,10 +251,11 @@ def pair_texts(model: Model, docs: Sequence[Doc], pairs: Sequence[Ints2d]) -> Li
     for i, n_pieces in enumerate(_n_pieces(tokenizer, texts)):
         if n_pieces <= window:
             continue
-        doc, head, tail = spans[i]
+        doc, head, tail, doc_ents = spans[i]
         first, last = min(head.start, tail.start), max(head.end, tail.end)
         for context in CONTEXT_STEPS:
-            texts[i] = anonymise(doc, head, tail, *args, window=(max(0, first - context), min(len(doc), last + context)))
+            token_range = (max(0, first - context), min(len(doc), last + context))
+            texts[i] = anonymise(doc, head, tail, *args, window=token_range, entities=doc_ents)
             if _n_pieces(tokenizer, [texts[i]])[0] <= window:
                 break
     return texts

@@ -1,5 +1,7 @@
 """relation_extractor: pairs, anonymisation, scorer, training, serialisation, bad input."""
 
+import random
+import time
 import warnings
 
 import numpy
@@ -9,7 +11,12 @@ from spacy.tokens import Doc, DocBin, Span
 from spacy.training import Example
 
 from spacy_biolm.doc_data import Relation, get_relations, set_relations
-from spacy_biolm.pipes.relation_extractor.data import PairLimitExceeded, anonymise, candidate_pairs
+from spacy_biolm.pipes.relation_extractor.data import (
+    PairLimitExceeded,
+    anonymise,
+    candidate_pairs,
+    iter_candidate_pairs,
+)
 from spacy_biolm.testing import device_params, record_input_devices
 
 DEVICES = device_params()
@@ -61,6 +68,146 @@ def test_pair_count_is_bounded_closest_pairs_kept():
         assert len(nlp.get_pipe("relation_extractor").candidate_pairs(doc)) == 50
 
 
+def all_pairs_reference(entities, pair_types=None):
+    """Every ordered pair of the whole Doc, filtered afterwards: the candidates before the window
+    (the n² enumeration), the oracle for a Doc that is one sentence."""
+    allowed = {tuple(p) for p in pair_types} if pair_types else None
+    pairs = []
+    for head in entities:
+        for tail in entities:
+            if head.start < tail.end and tail.start < head.end:
+                continue  # the same or overlapping entities
+            unordered = allowed is None or head.label_ == tail.label_
+            if (allowed is None or (head.label_, tail.label_) in allowed) and not (unordered and head.start > tail.start):
+                pairs.append((head, tail))
+    return sorted(pairs, key=lambda p: (p[0].start, p[1].start))
+
+
+@pytest.mark.parametrize("pair_types", [None, [["GENE", "DISEASE"]], [["DISEASE", "GENE"], ["GENE", "GENE"]],
+                                        [["CHEMICAL", "GENE"], ["GENE", "DISEASE"]]])
+def test_sentence_window_equals_all_pairs_on_a_one_sentence_doc(pair_types):
+    rng = random.Random(len(pair_types or ()))
+    for _ in range(20):
+        n_words = rng.randint(1, 60)
+        ents, position = [], 0
+        while position < n_words:
+            length = rng.randint(1, 3)
+            if rng.random() < 0.4 and position + length <= n_words:
+                ents.append((position, position + length, rng.choice(["GENE", "DISEASE", "CHEMICAL"])))
+            position += length + rng.randint(0, 2)
+        doc = make_doc([f"w{i}" for i in range(n_words)], ents)
+        pairs, skipped = candidate_pairs(doc.ents, pair_types)  # the default window: "sentence"
+        assert skipped == 0
+        assert [(h.start, t.start) for h, t in pairs] == [(h.start, t.start) for h, t in all_pairs_reference(doc.ents, pair_types)]
+        # A token window wider than the Doc is the same.
+        assert candidate_pairs(doc.ents, pair_types, window=n_words)[0] == pairs
+
+
+def test_window_bounds_the_pairs_of_a_many_entity_doc():
+    # 50 sentences of 10 tokens: GENE at 0-1, DISEASE at 4-6, GENE at 8-9 (tokens in the sentence).
+    words, ents, sent_starts = [], [], []
+    for s in range(50):
+        base = 10 * s
+        words += [f"t{base + i}" for i in range(10)]
+        ents += [(base, base + 1, "GENE"), (base + 4, base + 6, "DISEASE"), (base + 8, base + 9, "GENE")]
+        sent_starts += [True] + [False] * 9
+    doc = make_doc(words, ents)
+    # Without sentence boundaries the "sentence" window is the whole Doc: 100 genes x 50 diseases.
+    assert len(candidate_pairs(doc.ents, [["GENE", "DISEASE"]])[0]) == 100 * 50
+    for token, is_start in zip(doc, sent_starts):
+        token.is_sent_start = is_start
+    # Per sentence: the two genes with its disease; unrestricted: the 3 pairs of its 3 entities.
+    pairs, _ = candidate_pairs(doc.ents, [["GENE", "DISEASE"]])
+    assert len(pairs) == 2 * 50
+    assert all(h.sent == t.sent for h, t in pairs)
+    assert len(candidate_pairs(doc.ents)[0]) == 3 * 50
+    # Tokens between the entities of a sentence: first gene-disease 3, disease-second gene 2, the
+    # two genes 7; across a boundary: second gene-next first gene 1, disease-next first gene 4,
+    # second gene-next disease 5 (49 boundaries); the nearest others are 8 apart.
+    for window, expected in [(0, 0), (1, 49), (2, 49 + 50), (3, 49 + 100), (4, 49 * 2 + 100), (5, 49 * 3 + 100),
+                             (7, 49 * 3 + 150)]:
+        pairs, _ = candidate_pairs(doc.ents, window=window)
+        assert len(pairs) == expected, window
+        assert all(t.start - h.end <= window for h, t in pairs)
+    # Head first by type even when the head comes later: the window is symmetric.
+    pairs, _ = candidate_pairs(doc.ents, [["DISEASE", "GENE"]], window=3)
+    assert [(h.label_, t.label_) for h, t in pairs[:2]] == [("DISEASE", "GENE")] * 2
+    assert len(pairs) == 100 and [(h.start, t.start) for h, t in pairs[:3]] == [(4, 0), (4, 8), (14, 10)]
+
+
+def test_huge_entity_counts_are_swept_not_squared():
+    n = 20_000
+    doc = Doc(spacy.blank("en").vocab, words=["w"] * (2 * n))
+    doc.ents = [Span(doc, 2 * i, 2 * i + 1, label="GENE" if i % 2 else "DISEASE") for i in range(n)]
+    generated = iter_candidate_pairs(doc.ents, window=20)
+    assert next(generated)[1].start == 2  # lazy: the first pair without the rest
+    started = time.perf_counter()
+    # Entity i pairs with the next 10 (1 token between neighbours; the 10th is 19 tokens away).
+    count = sum(1 for _ in iter_candidate_pairs(doc.ents, window=20))
+    assert count == sum(min(10, n - 1 - i) for i in range(n))
+    typed = sum(1 for _ in iter_candidate_pairs(doc.ents, [["GENE", "DISEASE"]], window=20))
+    # A gene (odd index) and a disease (even) are an odd number of places apart: at most 9.
+    assert typed == sum(1 for i in range(1, n, 2) for j in range(i - 9, i + 10, 2) if 0 <= j < n)
+    assert time.perf_counter() - started < 10  # n² = 4e8 pairs would take minutes
+    pairs, skipped = candidate_pairs(doc.ents, window=20, max_pairs=1000)
+    assert len(pairs) == 1000 and skipped == count - 1000
+    assert all(t.start - h.start == 2 for h, t in pairs)  # the closest kept
+
+
+def test_candidate_window_setting_reaches_the_pairs_and_bad_values_are_errors():
+    nlp = spacy.blank("en")
+    extractor = nlp.add_pipe("relation_extractor", config={"candidate_window": 2})
+    doc = make_doc(["A", "x", "x", "B", "x", "x", "x", "C"], [(0, 1, "GENE"), (3, 4, "GENE"), (7, 8, "GENE")])
+    assert [(h.text, t.text) for h, t in extractor.candidate_pairs(doc)] == [("A", "B")]
+    assert spacy.blank("en").add_pipe("relation_extractor").cfg["candidate_window"] == "sentence"
+    for bad in ("paragraph", -1, True):
+        with pytest.raises(ValueError, match="candidate_window"):
+            spacy.blank("en").add_pipe("relation_extractor", config={"candidate_window": bad})
+
+
+def test_fast_mode_pools_span_tokens_and_backprops_to_them_only():
+    from thinc.api import Model
+
+    from spacy_biolm.pipes.relation_extractor.model import create_relation_fast, span_tokens
+
+    indices, lengths = span_tokens([0, 3, 7], [2, 4, 12])
+    assert indices.tolist() == [0, 1, 3, 7, 8, 9, 10, 11] and lengths.tolist() == [2, 1, 5]
+    with pytest.raises(ValueError, match="empty"):
+        span_tokens([3], [3])
+    rng = numpy.random.default_rng(0)
+    vecs = rng.normal(size=(40, 4)).astype("float32")
+    gradients = []
+
+    def fixed_vectors(model, docs, is_train):
+        def backprop(d_vecs):
+            gradients.append(d_vecs[0])
+            return []
+        return [vecs], backprop
+
+    model = create_relation_fast(Model("fixed_vectors", fixed_vectors, dims={"nO": 4}), hidden_width=8, dropout=0.0, nO=3)
+    pairs = [numpy.asarray([[0, 2, 5, 8], [5, 8, 30, 31], [10, 11, 0, 2]], dtype="int32")]
+    model.initialize(X=([None], pairs))
+    weights = rng.normal(size=(3, 3)).astype("float32")
+
+    def loss(token_vectors):
+        vecs[:] = token_vectors
+        return float((model.predict(([None], pairs)) * weights).sum())
+
+    original = vecs.copy()
+    scores, backprop = model.begin_update(([None], pairs))
+    backprop(weights)
+    (d_vecs,) = gradients
+    # Tokens outside every entity get no gradient; inside, it matches finite differences.
+    outside = numpy.ones(len(vecs), dtype=bool)
+    outside[[0, 1, 5, 6, 7, 10, 30]] = False
+    assert not d_vecs[outside].any() and d_vecs[~outside].any()
+    for row, col in [(0, 0), (6, 2), (10, 1), (30, 3)]:
+        step = numpy.zeros_like(original)
+        step[row, col] = 1e-2
+        numeric = (loss(original + step) - loss(original - step)) / 2e-2
+        assert numeric == pytest.approx(float(d_vecs[row, col]), rel=0.05, abs=1e-3)
+
+
 # -- relations on the Doc -------------------------------------------------------------------------
 
 
@@ -85,6 +232,20 @@ def test_anonymisation_replaces_the_pair_and_other_entities():
     assert anonymise(doc, ents[0], ents[1], placeholders, style="mark") == "<< aspirin >> inhibits [[ COX1 ]] and COX2 ."
     assert anonymise(doc, ents[0], ents[1], placeholders, window=(0, 3)) == "BC6ENTC inhibits BC6ENTG"
     assert anonymise(doc, ents[0], ents[1], {}) == "@CHEMICAL$ inhibits @GENE$ and COX2 ."
+    # Sentences: only the pair's sentence(s) are used, their other entities replaced (not those of
+    # other sentences); the same with the Doc's entities passed in once.
+    doc = make_doc(["TNF", "binds", "IL6", "and", "IL2", ".", "COX1", "binds", "aspirin", "and", "COX2", "."],
+                   [(0, 1, "GENE"), (2, 3, "GENE"), (4, 5, "GENE"), (6, 7, "GENE"), (8, 9, "CHEMICAL"), (10, 11, "GENE")])
+    for token in doc:
+        token.is_sent_start = token.i in (0, 6)
+    ents = doc.ents
+    for entities in (None, ents):
+        assert anonymise(doc, ents[4], ents[3], placeholders, "BC6OTHER", entities=entities) == \
+            "BC6ENTG binds BC6ENTC and BC6OTHER ."
+        assert anonymise(doc, ents[0], ents[1], placeholders, "BC6OTHER", entities=entities) == \
+            "BC6ENTG binds BC6ENTG and BC6OTHER ."
+        assert anonymise(doc, ents[2], ents[3], placeholders, "BC6OTHER", entities=entities) == \
+            "BC6OTHER binds BC6OTHER and BC6ENTG . BC6ENTG binds BC6OTHER and BC6OTHER ."
 
 
 # -- scorer ----------------------------------------------------------------------------------------
@@ -202,6 +363,7 @@ def test_labels_come_from_the_data_when_not_configured(relation_encoder):
 
 def test_long_inputs_are_windowed_around_the_pair(relation_encoder):
     from spacy_biolm.encoders import get_tokenizer
+    from spacy_biolm.encoders.pair_encoder import tokenize_windows
     from spacy_biolm.pipes.relation_extractor.model import pair_texts
 
     nlp = anonymised_nlp(relation_encoder)
@@ -218,6 +380,9 @@ def test_long_inputs_are_windowed_around_the_pair(relation_encoder):
     doc = make_doc(words, [(0, 1, "GENE"), (61, 62, "DISEASE")])
     (text,) = pair_texts(model, [doc], [numpy.asarray([[0, 1, 61, 62]])])
     assert text == " ".join(words)
+    encoder = model.get_ref("encoder")
+    windows = tokenize_windows(tokenizer, [text], encoder.attrs["window"], encoder.attrs["stride"])
+    assert len(windows["pair_index"]) > 1 and set(windows["pair_index"]) == {0}
     probs = nlp.get_pipe("relation_extractor").predict([doc])[1]
     assert probs.shape == (1, 2) and probs.sum() == pytest.approx(1.0, abs=1e-5)
 
