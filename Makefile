@@ -1,6 +1,7 @@
 # Two entry points that do all the set-up on a fresh machine:
 #   make all   -> builds .venv and runs the whole project (`spacy project run all`, CPU default)
-#   make test  -> builds .venv and runs the test suite (python -m pytest)
+#   make test  -> builds .venv and runs the test suite (python -m pytest -n 2: two workers, the
+#                 slow end-to-end smoke run beside the rest)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -27,7 +28,7 @@ all: install
 	$(BIN)/python -m spacy project run all .
 
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2
 
 clean:
 	rm -rf $(VENV) assets corpus pretrained training metrics packages
