@@ -131,9 +131,14 @@ class ClassifierPipe(ModelPipe):
             raise ValueError(f"{self.name}: the classes are fixed ({list(self.classes)}); labels cannot be given")
 
     def predict(self, docs: Iterable[Doc]):
-        """(owners, class probabilities) for ``docs``."""
+        """(owners, :meth:`item_scores` of the logits) for ``docs``."""
         owners, logits = super().predict(docs)
-        return owners, softmax(self.model.ops.to_numpy(logits))
+        return owners, self.item_scores(self.model.ops.to_numpy(logits))
+
+    def item_scores(self, logits: numpy.ndarray) -> numpy.ndarray:
+        """What ``set_annotations`` gets per item from its row of logits: class probabilities
+        (softmax) unless a component needs another score (the reranker ranks by a margin)."""
+        return softmax(logits)
 
     def get_loss(self, examples: Iterable[Example], predictions):
         owners, logits = predictions

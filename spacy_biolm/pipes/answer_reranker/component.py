@@ -27,7 +27,7 @@ from spacy.tokens import Doc, Span, SpanGroup
 from spacy.training import Example
 from thinc.api import Model
 
-from ..base import ClassifierPipe, ModelPipe
+from ..base import ClassifierPipe
 from ...doc_data import get_question
 from ..qa_pipe import qa_factory_config
 from .scorer import gold_sentence_offsets
@@ -114,13 +114,11 @@ class AnswerReranker(ClassifierPipe):
                 owners.append((i, sentence))
         return pairs, owners
 
-    def predict(self, docs: Iterable[Doc]):
-        """(owners, relevance margins): logit "relevant" - logit "irrelevant" per candidate, the
-        ranking score (``ClassifierPipe.predict``'s float32 probabilities saturate at 1.0)."""
-        owners, logits = ModelPipe.predict(self, docs)
-        logits = numpy.asarray(self.model.ops.to_numpy(logits), dtype="float64")
-        margins = logits[:, 1] - logits[:, 0] if len(owners) else numpy.zeros(0)
-        return owners, margins
+    def item_scores(self, logits: numpy.ndarray) -> numpy.ndarray:
+        """The relevance margin, logit "relevant" - logit "irrelevant" per candidate: the ranking
+        score (float32 probabilities saturate at 1.0, and saturated candidates would tie)."""
+        logits = numpy.asarray(logits, dtype="float64").reshape(-1, len(LABELS))
+        return logits[:, 1] - logits[:, 0]
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         owners, margins = predictions
