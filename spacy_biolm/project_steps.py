@@ -19,6 +19,7 @@ __all__ = [
     "stage_commands",
     "script_programs",
     "steps_table",
+    "replace_generated",
     "replace_steps_table",
     "update_readme",
 ]
@@ -92,13 +93,18 @@ def steps_table(project: Dict[str, object]) -> str:
     return "\n".join(rows) + "\n"
 
 
+def replace_generated(text: str, body: str, start_marker: str, end_marker: str) -> str:
+    """``text`` with whatever stands between ``start_marker`` and ``end_marker`` replaced by
+    ``body``; ValueError when the markers are not there once each, in that order."""
+    start, end = text.find(start_marker), text.find(end_marker)
+    if text.count(start_marker) != 1 or text.count(end_marker) != 1 or end < start:
+        raise ValueError(f"expected one {start_marker!r} line and, after it, one {end_marker!r} line")
+    return text[: start + len(start_marker)] + "\n" + body + text[end:]
+
+
 def replace_steps_table(text: str, table: str) -> str:
-    """``text`` with whatever stands between :data:`TABLE_START` and :data:`TABLE_END` replaced by
-    ``table``; ValueError when the markers are not there once each, in that order."""
-    start, end = text.find(TABLE_START), text.find(TABLE_END)
-    if text.count(TABLE_START) != 1 or text.count(TABLE_END) != 1 or end < start:
-        raise ValueError(f"expected one {TABLE_START!r} line and, after it, one {TABLE_END!r} line")
-    return text[: start + len(TABLE_START)] + "\n" + table + text[end:]
+    """``text`` with the steps table between :data:`TABLE_START` and :data:`TABLE_END` replaced."""
+    return replace_generated(text, table, TABLE_START, TABLE_END)
 
 
 def update_readme(readme: PathLike, project_dir: PathLike) -> bool:

@@ -9,7 +9,7 @@ from ._common import sub_app, user_errors
 
 __all__ = ["app"]
 
-app = sub_app("Documentation generated from the project (README's steps table).")
+app = sub_app("Documentation generated from the project (README's steps and scores tables).")
 
 
 @app.command("steps-table")
@@ -32,3 +32,21 @@ def steps_table_cli(
             return
         changed = update_readme(readme, project_dir)
     msg.good(f"{'Updated' if changed else 'Already up to date:'} the steps table in {readme}")
+
+
+@app.command("scores-table")
+def scores_table_cli(
+    results: Path = typer.Argument(Path("results/release.json"), help="The release's results (written by the assemble step)"),
+    readme: Path = typer.Option(Path("README.md"), "--readme", help="Markdown file with the scores-table markers"),
+):
+    """Write the release's scores beside their baselines and the papers (from results/release.json)
+    between the scores-table markers of README.md."""
+    from ..evaluation.release import SCORES_END, SCORES_START, readme_scores
+    from ..project_steps import replace_generated
+
+    with user_errors():
+        text = readme.read_text(encoding="utf8")
+        updated = replace_generated(text, readme_scores(results), SCORES_START, SCORES_END)
+        if updated != text:
+            readme.write_text(updated, encoding="utf8")
+    msg.good(f"{'Updated' if updated != text else 'Already up to date:'} the scores table in {readme}")

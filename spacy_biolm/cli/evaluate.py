@@ -104,10 +104,27 @@ def release_meta_cli(
     output: Path = typer.Argument(..., help="meta.json to write (for `spacy package --meta-path`)"),
     metrics: List[str] = typer.Argument(..., help="COMPONENT=PATH pairs: each component's test-set evaluation JSON"),
     table: Optional[Path] = typer.Option(None, "--table", help="Also write the score table as Markdown here"),
+    results: Optional[Path] = typer.Option(None, "--results", help="Also write results/release.json here: each headline beside its baselines and the paper"),
+    baseline: List[str] = typer.Option([], "--baseline", help="COMPONENT=TITLE=PATH: a trained baseline's evaluation JSON (e.g. spaCy's CNN for ner), repeatable"),
+    paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json (the papers' values in --results)"),
+    run: List[str] = typer.Option([], "--run", help="KEY=VALUE recorded in --results about the run (profile, device, encoder, seeds), repeatable"),
 ):
-    """The release's meta.json: the base meta plus every component's test scores (performance and a table)."""
+    """The release's meta.json: the base meta plus every component's test scores (performance and a
+    table); with --results, results/release.json beside the baselines and the papers."""
     from ..evaluation.release import write_release_meta
     from ..evaluation.tables import parse_named_paths
 
     with user_errors():
-        print(write_release_meta(base_meta, output, parse_named_paths(metrics), table))
+        baselines: dict = {}
+        for item in baseline:
+            component, title, path = (item.split("=", 2) + ["", ""])[:3]
+            if not (component and title and path):
+                raise ValueError(f"--baseline expects COMPONENT=TITLE=PATH, got {item!r}")
+            baselines.setdefault(component, {})[title] = Path(path)
+        run_info = {}
+        for item in run:
+            key, _, value = item.partition("=")
+            if not key or not _:
+                raise ValueError(f"--run expects KEY=VALUE, got {item!r}")
+            run_info[key] = value
+        print(write_release_meta(base_meta, output, parse_named_paths(metrics), table, results, baselines, paper, run_info))

@@ -89,8 +89,11 @@ def evaluate_project_cli(
     paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json to set beside ours"),
     name: str = typer.Option("spacy-biolm", "--name", help="Name of our model in the tables"),
     gpu_id: int = gpu_option(),
+    encoder: Optional[Path] = typer.Option(None, "--encoder", help="HF encoder directory the pipelines were fine-tuned from: its zero-shot cosine ranking is the reranking baseline"),
 ):
-    """Evaluate the project's three QA pipelines on their test sets in one go and write the tables."""
+    """Evaluate the project's three QA pipelines on their test sets in one go, each beside its
+    baselines on the same Docs, and write the tables."""
     from ..evaluation.qa import evaluate_qa_project
 
-    print(evaluate_qa_project(training_dir, corpus_dir, metrics_dir, paper_results=paper, name=name, gpu_id=gpu_id))
+    print(evaluate_qa_project(training_dir, corpus_dir, metrics_dir, paper_results=paper, name=name, gpu_id=gpu_id,
+                              encoder=encoder))

@@ -3,7 +3,11 @@
 import json
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Union
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+from spacy.training import Example
+
+from .baselines import frequent_word_answers, majority_yes_no, zero_shot_cosine_reranking
 
 __all__ = ["evaluate_qa", "evaluate_qa_files", "evaluate_qa_project", "load_qa_pipeline", "qa_results_table",
            "PROJECT_TEST_SETS"]
@@ -21,13 +25,20 @@ def load_qa_pipeline(model: Union[str, Path], gpu_id: int = -1, threads: int = 0
     return spacy.load(model)
 
 
-def evaluate_qa(nlp, data_path: Union[str, Path], batch_size: int = 16, limit: int = 0) -> Dict[str, float]:
+def evaluate_qa(
+    nlp,
+    data_path: Union[str, Path],
+    batch_size: int = 16,
+    limit: int = 0,
+    baselines: Sequence[Callable[[List[Example]], Tuple[str, dict]]] = (),
+) -> Dict[str, float]:
     """Run a QA pipeline over a QA DocBin (read with ``spacy-biolm.QACorpus.v1``, so the questions
     stay on the Docs), score it with its components' scorers and time it (``limit``: only the first
-    Docs).
+    Docs). Each of ``baselines`` (see :mod:`.baselines`) scores its own answers on the same Docs.
 
     Returns the scores plus ``docs``, ``questions`` (distinct question ids), ``seconds`` (pipeline
-    time only), ``docs_per_second``, ``questions_per_second``, ``torch_threads`` and ``device``.
+    time only), ``docs_per_second``, ``questions_per_second``, ``torch_threads``, ``device`` and
+    ``baselines`` ({name: scores}).
     """
     import torch
     from spacy.scorer import Scorer
@@ -37,6 +48,7 @@ def evaluate_qa(nlp, data_path: Union[str, Path], batch_size: int = 16, limit: i
     from ..doc_data import question_group
 
     examples = list(QACorpus(data_path, limit=limit)(nlp))
+    baseline_scores = dict(baseline(examples) for baseline in baselines)
     start = time.perf_counter()
     docs = list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
     seconds = time.perf_counter() - start
@@ -54,6 +66,7 @@ def evaluate_qa(nlp, data_path: Union[str, Path], batch_size: int = 16, limit: i
         questions_per_second=questions / seconds if seconds else 0.0,
         torch_threads=torch.get_num_threads(),
         device="gpu" if type(get_current_ops()).__name__ == "CupyOps" else "cpu",
+        baselines={name: {k: v for k, v in values.items() if not isinstance(v, dict)} for name, values in baseline_scores.items()},
     )
     return scores
 
@@ -116,21 +129,25 @@ _TASKS = {
 }
 
 
-# task -> [(row name, {our metric key: the baseline's key in the same scores})]: what a user gets
-# without a model, computed by the task's scorer on the same Docs.
-_BASELINES = {
+# task -> [(row name, {our metric key: the baseline's key in the same scores})]: baselines that the
+# task's scorer reports beside our score.
+_SCORER_BASELINES = {
     "answer_reranker": [("random order of the candidates (expected)", {"rerank_mrr": "rerank_mrr_random"})],
 }
 
 
 def _baseline_rows(task: str, scores: dict) -> List[List[str]]:
-    """The task's baseline rows (empty cells where the scores lack the baseline)."""
+    """The task's baseline rows: those its scorer reports and those of ``scores["baselines"]``
+    (computed on the same Docs by :mod:`.baselines`); empty cells where a baseline lacks a metric."""
     _, columns, _ = _TASKS[task]
+    shown = [(title, {key: scores.get(keys[key]) for key in keys}) for title, keys in _SCORER_BASELINES.get(task, [])]
+    shown += list(scores.get("baselines", {}).items())
     rows = []
-    for title, keys in _BASELINES.get(task, []):
-        values = [scores.get(keys[key]) if key in keys else None for _, key in columns]
-        if any(v is not None for v in values):
-            rows.append([title, *("" if v is None else f"{v:.3f}" for v in values), ""])
+    for title, values in shown:
+        cells = [values.get(key) for _, key in columns]
+        if any(v is not None for v in cells):
+            fmt = (lambda v: f"{v:.3f}") if task == "answer_reranker" else _pct
+            rows.append([f"{title} (baseline)", *("" if v is None else fmt(v) for v in cells), ""])
     return rows
 
 
@@ -179,6 +196,8 @@ PROJECT_TEST_SETS = {
     "answer_span_bioasq7b": ("answer_span", "factoid/test_bioasq7b.spacy"),
     "answer_reranker": ("answer_reranker", "reranking/test.spacy"),
 }
+# The yes/no training set, under corpus/qa/: its majority answer is the yes/no baseline.
+PROJECT_YES_NO_TRAIN = "yesno/train.spacy"
 
 
 def evaluate_qa_project(
@@ -189,18 +208,29 @@ def evaluate_qa_project(
     name: str = "spacy-biolm",
     gpu_id: int = -1,
     batch_size: int = 16,
+    encoder: Optional[Union[str, Path]] = None,
 ) -> str:
     """Evaluate the project's three QA pipelines (``training_dir/<task>/model-best``) on their test
-    sets in one process; write ``metrics_dir/<name>_test.json`` per test set and
-    ``metrics_dir/qa_results.md`` (ours beside the papers). Returns the table."""
+    sets in one process, each beside its baselines on the same Docs (majority answer of the yes/no
+    training set, most frequent snippet word, zero-shot cosine of ``encoder`` when given); write
+    ``metrics_dir/<name>_test.json`` per test set and ``metrics_dir/qa_results.md`` (ours beside the
+    baselines and the papers). Returns the table."""
+    from ..corpora.qa import QACorpus
+
     metrics_dir = Path(metrics_dir)
     metrics_dir.mkdir(parents=True, exist_ok=True)
+    yes_no_train = Path(corpus_dir) / PROJECT_YES_NO_TRAIN
+    baselines = {
+        "yes_no": [lambda egs: majority_yes_no(egs, (eg.reference for eg in QACorpus(yes_no_train)(pipelines["yes_no"])))],
+        "answer_span": [frequent_word_answers],
+        "answer_reranker": [lambda egs: zero_shot_cosine_reranking(egs, encoder)] if encoder else [],
+    }
     pipelines: dict = {}
     written: Dict[str, Path] = {}
     for metric_name, (task, data) in PROJECT_TEST_SETS.items():
         if task not in pipelines:
             pipelines[task] = load_qa_pipeline(Path(training_dir) / task / "model-best", gpu_id=gpu_id)
-        scores = evaluate_qa(pipelines[task], Path(corpus_dir) / data, batch_size=batch_size)
+        scores = evaluate_qa(pipelines[task], Path(corpus_dir) / data, batch_size=batch_size, baselines=baselines[task])
         written[metric_name] = metrics_dir / f"{metric_name}_test.json"
         written[metric_name].write_text(json.dumps(scores, indent=2), encoding="utf8")
     table = qa_results_table(written, paper_results=paper_results, name=name)

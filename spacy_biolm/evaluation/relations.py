@@ -16,6 +16,8 @@ import statistics
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+from .baselines import all_positive_relations
+
 __all__ = [
     "train_relations",
     "evaluate_relations",
@@ -64,7 +66,8 @@ def evaluate_relations(
     model_path: Path, data_path: Path, output: Optional[Path] = None, limit: int = 0, use_gpu: int = -1
 ) -> Dict[str, object]:
     """Score a trained pipeline on a relation DocBin (gold entities; the first ``limit`` docs
-    when ``limit`` > 0) on GPU ``use_gpu`` (-1: CPU); optionally write JSON."""
+    when ``limit`` > 0) on GPU ``use_gpu`` (-1: CPU), with the all-positive baseline on the same
+    candidate pairs under ``baselines``; optionally write JSON."""
     import spacy
 
     from ..corpora.relations import RelationCorpus
@@ -77,6 +80,8 @@ def evaluate_relations(
     extractor = nlp.get_pipe("relation_extractor")
     scores["pairs"] = sum(len(extractor.candidate_pairs(eg.predicted)) for eg in examples)
     scores["docs"] = len(examples)
+    name, baseline = all_positive_relations(examples, extractor.candidate_pairs)
+    scores["baselines"] = {name: {key: baseline[key] for key in METRICS}}
     if output is not None:
         Path(output).parent.mkdir(parents=True, exist_ok=True)
         Path(output).write_text(json.dumps(scores, indent=2), encoding="utf8")
@@ -114,7 +119,8 @@ def cross_validate(
         fold_overrides.update({"paths.train": str(corpus / "train.spacy"), "paths.dev": str(corpus / "dev.spacy")})
         model = train_relations(config_path, work / "training", overrides=fold_overrides, use_gpu=use_gpu)
         scores = evaluate_relations(model, corpus / "test.spacy", work / "test_scores.json", use_gpu=use_gpu)
-        results.append({"fold": fold, **{k: scores[k] for k in METRICS}, "pairs": scores["pairs"]})
+        results.append({"fold": fold, **{k: scores[k] for k in METRICS}, "pairs": scores["pairs"],
+                        "baselines": scores["baselines"]})
     summary = summarise_folds(results)
     summary.update({"architecture": relation_architecture(config_path), "config": str(config_path), "folds_dir": str(folds_dir),
                     "overrides": {k: str(v) for k, v in (overrides or {}).items()}})
@@ -127,6 +133,14 @@ def cross_validate(
 def summarise_folds(results: Sequence[Dict[str, object]]) -> Dict[str, object]:
     """Mean and sample standard deviation (percent) of each metric over folds."""
     summary: Dict[str, object] = {"folds": list(results)}
+    summary.update(_mean_std(results))
+    baselines = {name for r in results for name in r.get("baselines", {})}
+    summary["baselines"] = {name: _mean_std([r["baselines"][name] for r in results]) for name in sorted(baselines)}
+    return summary
+
+
+def _mean_std(results: Sequence[Dict[str, object]]) -> Dict[str, float]:
+    summary = {}
     for key in METRICS:
         values = [100 * float(r[key]) for r in results]
         summary[f"{key}_mean"] = statistics.mean(values) if values else 0.0
@@ -144,6 +158,9 @@ def cv_markdown(summary: Dict[str, object]) -> str:
                      f"{100 * r['rel_micro_f']:.2f} | {r['pairs']} |")
     lines.append("| mean (std) | " + " | ".join(
         f"{summary[f'{k}_mean']:.2f} ({summary[f'{k}_std']:.2f})" for k in METRICS) + " | |")
+    for name, baseline in summary.get("baselines", {}).items():
+        lines.append(f"| {name} (baseline), mean (std) | " + " | ".join(
+            f"{baseline[f'{k}_mean']:.2f} ({baseline[f'{k}_std']:.2f})" for k in METRICS) + " | |")
     return "\n".join(lines) + "\n"
 
 
@@ -172,6 +189,12 @@ def relations_table(results: Dict[str, Path], dataset: str, paper_results: Optio
         else:
             cells = [f"{100 * scores[k]:.2f}" for k in METRICS]
         rows.append([name, *cells])
+        for baseline, values in scores.get("baselines", {}).items():
+            if "rel_micro_f_mean" in values:
+                cells = [f"{values[f'{k}_mean']:.2f} ({values[f'{k}_std']:.2f})" for k in METRICS]
+            else:
+                cells = [f"{100 * values[k]:.2f}" for k in METRICS]
+            rows.append([f"{baseline}, same test Docs as {name} (baseline)", *cells])
     if paper_results and Path(paper_results).is_file():
         rows += paper_re_rows(paper_results, dataset)
     lines = [f"{dataset} relation extraction, test set, P/R/F1 percent "

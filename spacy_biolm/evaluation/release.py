@@ -1,9 +1,12 @@
-"""The release's meta.json and score table: what each component of en_bio_electra scores on which
-test set, gathered from the task evaluations the project wrote (``metrics/*.json``).
+"""The release's meta.json, score table and results file: what each component of en_bio_electra
+scores on which test set, beside its baseline and the paper, gathered from the task evaluations
+the project wrote (``metrics/*.json``).
 
 ``spacy package`` renders ``meta["performance"]`` (scores in 0-1, printed as percent) and
-``meta["notes"]`` into the wheel's README; we fill both, and return the same table for the
-project's README.
+``meta["notes"]`` into the wheel's README; we fill both. ``results/release.json`` (committed) holds
+per component its headline metric: ours, every baseline measured in the same run, the strongest of
+them, the paper's value, and the run's encoder, profile and device; README's score table is
+generated from it (``spacy-biolm docs scores-table``).
 """
 
 import json
@@ -12,7 +15,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from .tables import markdown_table
 
-__all__ = ["RELEASE_METRICS", "release_rows", "release_table", "release_meta", "write_release_meta"]
+__all__ = ["RELEASE_METRICS", "HEADLINES", "release_rows", "release_table", "release_meta", "write_release_meta",
+           "release_results", "results_table", "readme_scores", "SCORES_START", "SCORES_END"]
 
 # component -> (what it does, its test set, [(metric key in the evaluation JSON, column title)])
 RELEASE_METRICS: Dict[str, Tuple[str, str, List[Tuple[str, str]]]] = {
@@ -27,6 +31,102 @@ RELEASE_METRICS: Dict[str, Tuple[str, str, List[Tuple[str, str]]]] = {
     "answer_reranker": ("answer-sentence ranking", "BioASQ reranking test (Bio-ELECTRA)",
                         [("rerank_mrr", "MRR")]),
 }
+
+
+# component -> (headline metric key, its title, the paper's value: (source, path in
+# paper_results.json to the model's list of values, index in it)). yes/no's headline is the macro F1
+# of the two answers (always "yes" scores F1(no) = 0, so each F1 alone flatters one side); the
+# paper's macro value is the mean of its F1 yes and F1 no.
+HEADLINES: Dict[str, Tuple[str, str, Tuple[str, Tuple[str, ...], Tuple[int, ...]]]] = {
+    "ner": ("ents_f", "F1", ("bio_electra_2020", ("ner", "NCBI-disease", "bio_electra"), (2,))),
+    "ner_gene": ("ents_f", "F1", ("bio_electra_2020", ("ner", "BC2GM", "bio_electra"), (2,))),
+    "relation_extractor": ("rel_micro_f", "F1", ("bio_electra_2020", ("re", "GAD", "bio_electra"), (2,))),
+    "yes_no": ("yes_no_macro_f", "macro F1", ("bio_electra_2020", ("yesno_bioasq8b", "bio_electra"), (2, 5))),
+    "answer_span": ("answer_em", "EM", ("bio_electra_2020", ("qa_factoid_bioasq8b", "bio_electra"), (0,))),
+    "answer_reranker": ("rerank_mrr", "MRR", ("bio_electra_2020", ("reranking_bioasq", "bio_electra"), (0,))),
+}
+# Baselines a task's scorer reports beside our score: {component: {title: key in the same scores}}.
+SCORER_BASELINES = {"answer_reranker": {"random order of the candidates (expected)": "rerank_mrr_random"}}
+
+
+def paper_value(paper: Dict[str, object], component: str) -> Optional[Dict[str, object]]:
+    """``{"name", "value"}`` (value as a fraction, like ours) of the paper's headline number for
+    ``component``, or None when ``paper`` lacks it."""
+    source, path, indices = HEADLINES[component][2]
+    node: object = paper.get(source, {})
+    for key in path:
+        node = node.get(key, {}) if isinstance(node, dict) else {}
+    if not isinstance(node, list) or max(indices) >= len(node):
+        return None
+    value = sum(node[i] for i in indices) / len(indices)
+    model = paper[source].get("models", {}).get(path[-1], path[-1])
+    return {"name": f"{model} ({source})", "value": value if component == "answer_reranker" else value / 100}
+
+
+def release_results(
+    metric_paths: Dict[str, Path],
+    baseline_paths: Optional[Dict[str, Dict[str, Path]]] = None,
+    paper_results: Optional[Path] = None,
+    run: Optional[Dict[str, object]] = None,
+) -> Dict[str, object]:
+    """The release's results: per component of ``metric_paths`` its headline metric, ours, each
+    baseline (those in its evaluation JSON under ``baselines``, those its scorer reports, and the
+    trained baselines of ``baseline_paths``: ``{component: {title: evaluation JSON}}``), the
+    strongest baseline, ``at_or_above_baseline``, the paper's value, and the row's scores. ``run``
+    (encoder, profile, device, seeds, ...) is recorded as given."""
+    paper = json.loads(Path(paper_results).read_text(encoding="utf8")) if paper_results else {}
+    components = []
+    for row in release_rows(metric_paths):
+        component = row["component"]
+        key, title, _ = HEADLINES[component]
+        scores = json.loads(Path(metric_paths[component]).read_text(encoding="utf8"))
+        baselines = {name: values.get(key) for name, values in scores.get("baselines", {}).items()}
+        baselines.update({name: scores.get(k) for name, k in SCORER_BASELINES.get(component, {}).items()})
+        for name, path in (baseline_paths or {}).get(component, {}).items():
+            baselines[name] = json.loads(Path(path).read_text(encoding="utf8")).get(key)
+        measured = {name: value for name, value in baselines.items() if value is not None}
+        strongest = max(measured, key=measured.get) if measured else None
+        ours = scores.get(key)
+        components.append({
+            "component": component, "task": row["task"], "test_set": row["test_set"], "metric": title, "key": key,
+            "ours": ours, "baselines": baselines,
+            "baseline": {"name": strongest, "value": measured[strongest]} if strongest else None,
+            "at_or_above_baseline": None if strongest is None or ours is None else ours >= measured[strongest],
+            "paper": paper_value(paper, component), "scores": row["scores"],
+        })
+    return {**dict(run or {}), "components": components}
+
+
+def results_table(results: Dict[str, object]) -> str:
+    """Markdown table of :func:`release_results`: ours, the strongest baseline, the paper (percent;
+    MRR as is), and the run it came from."""
+
+    def shown(value: Optional[float], metric: str) -> str:
+        return "n/a" if value is None else (f"{value:.3f}" if metric == "MRR" else f"{100 * value:.1f}")
+
+    rows = []
+    for c in results["components"]:
+        baseline = c["baseline"] or {"name": "none measured", "value": None}
+        paper = c["paper"] or {"name": "n/a", "value": None}
+        verdict = {True: "yes", False: "**no**", None: "n/a"}[c["at_or_above_baseline"]]
+        rows.append([f"`{c['component']}`", c["test_set"], c["metric"], shown(c["ours"], c["metric"]),
+                     f"{shown(baseline['value'], c['metric'])} ({baseline['name']})", verdict,
+                     f"{shown(paper['value'], c['metric'])} ({paper['name']})"])
+    header = ["component", "test set", "metric", "ours", "strongest baseline, same run", "≥ baseline", "paper"]
+    run = ", ".join(f"{k} {results[k]}" for k in ("profile", "device", "encoder", "seeds") if results.get(k) is not None)
+    return (f"Run: {run}.\n\n" if run else "") + markdown_table(header, rows, numeric=False)
+
+
+SCORES_START = "<!-- scores-table start: generated from results/release.json by `spacy-biolm docs scores-table`; do not edit -->"
+SCORES_END = "<!-- scores-table end -->"
+
+
+def readme_scores(results_path: Path) -> str:
+    """README's score block: :func:`results_table` of ``results_path``, or a line saying that no
+    run has written it yet."""
+    if not Path(results_path).is_file():
+        return "No release results yet: the `assemble` step of `spacy project run all` writes `results/release.json`.\n"
+    return results_table(json.loads(Path(results_path).read_text(encoding="utf8")))
 
 
 def release_rows(metric_paths: Dict[str, Path]) -> List[Dict[str, object]]:
@@ -60,8 +160,12 @@ def release_table(rows: Sequence[Dict[str, object]]) -> str:
     return markdown_table(["component", "task", "test set", "scores"], table_rows, numeric=False)
 
 
-def release_meta(base_meta: Dict[str, object], rows: Sequence[Dict[str, object]]) -> Dict[str, object]:
-    """``base_meta`` with ``performance`` ({component_metric: score}) and the score table in ``notes``."""
+def release_meta(
+    base_meta: Dict[str, object], rows: Sequence[Dict[str, object]], results: Optional[Dict[str, object]] = None
+) -> Dict[str, object]:
+    """``base_meta`` with ``performance`` ({component_metric: score}) and, in ``notes``, the score
+    table and (with ``results`` of :func:`release_results`) each headline beside its baseline and
+    the paper."""
     performance = {f"{row['component']}_{key}": value for row in rows for key, value in row["scores"].items()
                    if value is not None}
     notes = (
@@ -70,20 +174,31 @@ def release_meta(base_meta: Dict[str, object], rows: Sequence[Dict[str, object]]
         "components are disabled by default and run on Docs made with `spacy_biolm.make_question_doc`.\n\n"
         + release_table(rows)
     )
+    if results is not None:
+        notes += "\n### Beside the baselines of the same run and the papers\n\n" + results_table(results)
     return {**base_meta, "performance": performance, "notes": notes}
 
 
-def write_release_meta(base_meta: Path, output: Path, metric_paths: Dict[str, Path], table: Optional[Path] = None) -> str:
+def write_release_meta(
+    base_meta: Path,
+    output: Path,
+    metric_paths: Dict[str, Path],
+    table: Optional[Path] = None,
+    results_path: Optional[Path] = None,
+    baseline_paths: Optional[Dict[str, Dict[str, Path]]] = None,
+    paper_results: Optional[Path] = None,
+    run: Optional[Dict[str, object]] = None,
+) -> str:
     """Write the release's meta.json (``base_meta`` plus every component's test scores from
     ``metric_paths``, {component: evaluation JSON}) to ``output`` for ``spacy package --meta-path``;
-    also the score table to ``table`` when given. Returns the table."""
+    also the score table to ``table`` and :func:`release_results` to ``results_path`` when given.
+    Returns the table."""
     rows = release_rows(metric_paths)
-    meta = release_meta(json.loads(Path(base_meta).read_text(encoding="utf8")), rows)
-    output = Path(output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(meta, indent=2), encoding="utf8")
-    markdown = release_table(rows)
-    if table:
-        Path(table).parent.mkdir(parents=True, exist_ok=True)
-        Path(table).write_text(markdown, encoding="utf8")
-    return markdown
+    results = release_results(metric_paths, baseline_paths, paper_results, run) if results_path else None
+    meta = release_meta(json.loads(Path(base_meta).read_text(encoding="utf8")), rows, results)
+    for path, text in [(output, json.dumps(meta, indent=2)), (table, release_table(rows)),
+                       (results_path, json.dumps(results, indent=2) + "\n" if results else None)]:
+        if path and text is not None:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text(text, encoding="utf8")
+    return release_table(rows)

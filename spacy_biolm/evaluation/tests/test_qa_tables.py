@@ -15,7 +15,7 @@ def test_reranker_table_shows_the_random_order_baseline_beside_ours_and_the_pape
     rows = [line for line in lines if line.startswith("| ")]
     assert rows[1:] == [
         "| tiny (ours) | 0.351 | 2.5 (2 threads) |",
-        "| random order of the candidates (expected) | 0.091 |  |",
+        "| random order of the candidates (expected) (baseline) | 0.091 |  |",
         "| Bio-ELECTRA (paper) | 0.400 |  |",
     ]
 
@@ -28,3 +28,11 @@ def test_metrics_without_the_baseline_get_no_baseline_row(tmp_path):
     table = qa_results_table({"answer_reranker": metrics, "yes_no": yes_no})
     assert "random order" not in table
     assert "| spacy-biolm (ours) | 0.300 |  |" in table.splitlines()
+
+
+def test_baselines_computed_on_the_same_docs_get_a_row_each(tmp_path):
+    yes_no = tmp_path / "yes_no.json"
+    yes_no.write_text(json.dumps({"yes_no_f_yes": 0.9, "yes_no_f_no": 0.5, "baselines": {
+        "majority class (always yes)": {"yes_no_f_yes": 0.8571, "yes_no_f_no": 0.0}}}))
+    rows = [line for line in qa_results_table({"yes_no": yes_no}).splitlines() if "(baseline)" in line]
+    assert rows == ["| majority class (always yes) (baseline) |  |  | 85.71 |  |  | 0.00 |  |"]

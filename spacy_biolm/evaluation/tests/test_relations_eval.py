@@ -47,3 +47,17 @@ def test_fold_summary_mean_and_sample_std(tmp_path):
     assert "| one | 25.00 | 50.00 | 33.33 |" in table
     if PAPER.is_file():
         assert "| Bio-ELECTRA (14M, PubMed abstracts, 1.8M steps) (paper) | 72.48 | 92.70 | 81.66 |" in table
+
+
+def test_fold_baselines_are_averaged_and_shown_beside_ours(tmp_path):
+    baseline = "all positive (ASSOCIATION)"
+    folds = [{"fold": k, "rel_micro_p": 0.5, "rel_micro_r": 0.5, "rel_micro_f": 0.5, "pairs": 4,
+              "baselines": {baseline: {"rel_micro_p": p, "rel_micro_r": 1.0, "rel_micro_f": f}}}
+             for k, (p, f) in enumerate([(0.4, 0.6), (0.6, 0.8)], start=1)]
+    summary = summarise_folds(folds)
+    assert summary["baselines"][baseline]["rel_micro_f_mean"] == pytest.approx(70.0)
+    summary.update({"config": "c.cfg", "architecture": "a"})
+    assert f"| {baseline} (baseline), mean (std) | 50.00 (14.14) | 100.00 (0.00) | 70.00 (14.14) | |" in cv_markdown(summary)
+    (tmp_path / "cv.json").write_text(json.dumps(summary))
+    table = relations_table({"cv": tmp_path / "cv.json"}, "GAD")
+    assert f"| {baseline}, same test Docs as cv (baseline) | 50.00 (14.14) | 100.00 (0.00) | 70.00 (14.14) |" in table

@@ -55,3 +55,68 @@ def test_release_meta_command_writes_the_meta_and_the_table(tmp_path):
     assert "| `ner` | diseases | NCBI-disease test | P 50.00, R 25.00, F1 33.33 |" in table.read_text()
     unknown = CliRunner().invoke(app, ["evaluate", "release-meta", str(base), str(out), f"tagger={ner}"])
     assert unknown.exit_code == 1 and "'tagger' is not a release component" in unknown.output
+
+
+def test_results_put_each_headline_beside_its_strongest_baseline_and_the_paper(tmp_path):
+    from spacy_biolm.evaluation.release import release_results, results_table
+
+    paper = _write(tmp_path / "paper.json", {"bio_electra_2020": {
+        "models": {"bio_electra": "Bio-ELECTRA"},
+        "ner": {"NCBI-disease": {"bio_electra": [73.0, 84.0, 78.32]}},
+        "yesno_bioasq8b": {"bio_electra": [88.0, 98.0, 92.66, 77.0, 47.0, 58.18]},
+        "reranking_bioasq": {"bio_electra": [0.325]},
+    }})
+    metrics = {
+        "ner": _write(tmp_path / "ner.json", {"ents_p": 0.8, "ents_r": 0.8, "ents_f": 0.8}),
+        "yes_no": _write(tmp_path / "yn.json", {"yes_no_f_yes": 0.9, "yes_no_f_no": 0.5, "yes_no_macro_f": 0.7,
+                                                 "baselines": {"majority (always yes)": {"yes_no_macro_f": 0.43}}}),
+        "answer_reranker": _write(tmp_path / "rr.json", {"rerank_mrr": 0.2, "rerank_mrr_random": 0.09, "baselines": {
+            "zero-shot cosine": {"rerank_mrr": 0.26}}}),
+    }
+    cnn = {"ner": {"spaCy CNN": _write(tmp_path / "cnn.json", {"ents_f": 0.81})}}
+    results = release_results(metrics, cnn, paper, {"profile": "default", "device": "cpu"})
+    by_name = {c["component"]: c for c in results["components"]}
+    assert results["profile"] == "default"
+    assert by_name["ner"]["baseline"] == {"name": "spaCy CNN", "value": 0.81}
+    assert by_name["ner"]["at_or_above_baseline"] is False
+    assert by_name["ner"]["paper"]["value"] == pytest.approx(0.7832)
+    assert by_name["yes_no"]["at_or_above_baseline"] is True
+    assert by_name["yes_no"]["paper"]["value"] == pytest.approx((0.9266 + 0.5818) / 2)
+    reranker = by_name["answer_reranker"]
+    assert reranker["baselines"] == {"zero-shot cosine": 0.26, "random order of the candidates (expected)": 0.09}
+    assert reranker["baseline"]["name"] == "zero-shot cosine" and reranker["at_or_above_baseline"] is False
+    assert reranker["paper"]["value"] == pytest.approx(0.325)
+    table = results_table(results)
+    assert table.startswith("Run: profile default, device cpu.")
+    assert "| `ner` | NCBI-disease test | F1 | 80.0 | 81.0 (spaCy CNN) | **no** | 78.3 (Bio-ELECTRA (bio_electra_2020)) |" in table
+    assert "| `answer_reranker` | BioASQ reranking test (Bio-ELECTRA) | MRR | 0.200 | 0.260 (zero-shot cosine) | **no** |" in table
+
+
+def test_release_meta_command_writes_the_results_file(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+
+    base = _write(tmp_path / "base.json", {"name": "bio_electra"})
+    ner = _write(tmp_path / "ner.json", {"ents_p": 0.5, "ents_r": 0.5, "ents_f": 0.5})
+    cnn = _write(tmp_path / "cnn.json", {"ents_f": 0.4})
+    out, results = tmp_path / "meta.json", tmp_path / "results" / "release.json"
+    args = ["evaluate", "release-meta", str(base), str(out), f"ner={ner}", "--results", str(results),
+            "--baseline", f"ner=spaCy CNN={cnn}", "--run", "profile=default", "--run", "encoder=a/b"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    written = json.loads(results.read_text())
+    assert written["encoder"] == "a/b" and written["components"][0]["at_or_above_baseline"] is True
+    assert "Beside the baselines" in json.loads(out.read_text())["notes"]
+    bad = CliRunner().invoke(app, ["evaluate", "release-meta", str(base), str(out), f"ner={ner}", "--baseline", f"ner={cnn}"])
+    assert bad.exit_code == 1 and "COMPONENT=TITLE=PATH" in bad.output
+
+
+def test_readme_scores_are_the_ones_results_release_json_holds():
+    from spacy_biolm.evaluation.release import SCORES_END, SCORES_START, readme_scores
+    from spacy_biolm.project_steps import replace_generated
+    from spacy_biolm.testing import REPO
+
+    readme = (REPO / "README.md").read_text(encoding="utf8")
+    generated = replace_generated(readme, readme_scores(REPO / "results" / "release.json"), SCORES_START, SCORES_END)
+    assert generated == readme, "README's scores differ from results/release.json: run `spacy-biolm docs scores-table`"

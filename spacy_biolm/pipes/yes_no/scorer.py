@@ -6,12 +6,13 @@ from spacy.scorer import PRFScore
 from spacy.training import Example
 from spacy.util import registry
 
-__all__ = ["score_yes_no", "make_yes_no_scorer"]
+__all__ = ["score_yes_no", "make_yes_no_scorer", "yes_no_answer"]
 
 LABELS = ("yes", "no")
 
 
-def _label(cats: Dict[str, float], where: str) -> str:
+def yes_no_answer(cats: Dict[str, float], where: str) -> str:
+    """ "yes" or "no", whichever of ``cats`` is larger; an error naming ``where`` without either."""
     if "yes" not in cats and "no" not in cats:
         raise ValueError(f"no yes/no category on {where}")
     yes = cats.get("yes", 1.0 - cats.get("no", 0.0))
@@ -25,8 +26,8 @@ def score_yes_no(examples: Iterable[Example], **kwargs: Any) -> Dict[str, float]
     pred: List[str] = []
     for eg in examples:
         qid = eg.reference._.question_id if eg.reference.has_extension("question_id") else None
-        gold.append(_label(eg.reference.cats, f"the gold Doc of question {qid!r}"))
-        pred.append(_label(eg.predicted.cats, f"the predicted Doc of question {qid!r}"))
+        gold.append(yes_no_answer(eg.reference.cats, f"the gold Doc of question {qid!r}"))
+        pred.append(yes_no_answer(eg.predicted.cats, f"the predicted Doc of question {qid!r}"))
     scores: Dict[str, float] = {}
     for label in LABELS:
         score = PRFScore(

@@ -1,0 +1,57 @@
+"""evaluate-project scores the three QA pipelines and, on the same Docs, their baselines."""
+
+import json
+
+import pytest
+
+from spacy_biolm.corpora.qa import convert_qa
+from spacy_biolm.corpora.qa import QACorpus
+from spacy_biolm.evaluation.qa import evaluate_qa_project
+from spacy_biolm.testing import make_qa_nlp
+
+
+def _tsv(path, header, rows):
+    path.write_text(header + "\n" + "\n".join(rows) + "\n", encoding="utf8")
+    return path
+
+
+@pytest.fixture
+def qa_project(tmp_path, tiny_qa_encoder):
+    nlp = make_qa_nlp(tiny_qa_encoder, "yes_no")
+    corpus = tmp_path / "corpus"
+    yes_no = ["1\tIs BRCA1 a gene?\tBRCA1 is a gene .", "1\tIs TP53 a gene?\tTP53 is a gene .",
+              "0\tIs aspirin a gene?\tAspirin is a drug ."]
+    for split, rows in [("train", yes_no), ("test", yes_no[:1] + yes_no[2:])]:
+        convert_qa("yesno", _tsv(tmp_path / f"yn_{split}.tsv", "yesno_label\tquestion\tideal_answer", rows),
+                   corpus / "yesno" / f"{split}.spacy", nlp)
+    squad = {"data": [{"paragraphs": [{"context": "BRCA1 mutations . BRCA1 again .", "qas": [
+        {"id": "q1_001", "question": "Which gene?", "answers": [{"text": "BRCA1", "answer_start": 0}]}]}]}]}
+    (tmp_path / "squad.json").write_text(json.dumps(squad))
+    for name in ("test", "test_bioasq7b"):
+        convert_qa("squad", tmp_path / "squad.json", corpus / "factoid" / f"{name}.spacy", nlp)
+    convert_qa("reranking", _tsv(tmp_path / "rr.tsv", "label\tquestion\tanswer_candidate",
+                                 ["0\tWhich drug treats it?\tBRCA1 is a gene .", "1\tWhich drug treats it?\tWhich drug treats it?"]),
+               corpus / "reranking" / "test.spacy", nlp)
+    data = {"yes_no": "yesno/train.spacy", "answer_span": "factoid/test.spacy", "answer_reranker": "reranking/test.spacy"}
+    for task, docbin in data.items():
+        pipeline = make_qa_nlp(tiny_qa_encoder, task)
+        pipeline.initialize(lambda: list(QACorpus(corpus / docbin)(pipeline)))
+        (tmp_path / "training" / task).mkdir(parents=True)
+        pipeline.to_disk(tmp_path / "training" / task / "model-best")
+    return tmp_path
+
+
+def test_each_test_set_gets_its_baselines_in_the_same_run(qa_project, tiny_qa_encoder):
+    table = evaluate_qa_project(qa_project / "training", qa_project / "corpus", qa_project / "metrics",
+                                encoder=tiny_qa_encoder)
+    scores = {name: json.loads((qa_project / "metrics" / f"{name}_test.json").read_text())
+              for name in ("yes_no", "answer_span", "answer_reranker")}
+    majority = scores["yes_no"]["baselines"]["majority class (always yes)"]
+    assert majority["yes_no_f_yes"] == pytest.approx(2 / 3) and majority["yes_no_f_no"] == 0.0
+    frequent = scores["answer_span"]["baselines"]["most frequent snippet word"]
+    assert frequent["answer_em"] == 1.0 and frequent["answer_strict_acc"] == 1.0
+    cosine = next(v for k, v in scores["answer_reranker"]["baselines"].items() if k.startswith("zero-shot cosine"))
+    assert cosine["rerank_mrr"] == 1.0  # the relevant candidate is the question itself
+    assert "| majority class (always yes) (baseline) |" in table
+    assert "| most frequent snippet word (baseline) |" in table
+    assert "zero-shot cosine" in table
