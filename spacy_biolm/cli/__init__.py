@@ -6,7 +6,7 @@ One sub-app per area, each command a thin wrapper over a library function:
     spacy-biolm pretrain   vocab, run
     spacy-biolm relations  convert, train, evaluate, cv, table
     spacy-biolm qa         convert, corpora, evaluate, evaluate-project
-    spacy-biolm evaluate   seeds, seeds-table, tune, ner-table, release-meta
+    spacy-biolm evaluate   seeds, encoders, seeds-table, tune, ner-table, release-meta
     spacy-biolm docs       steps-table, scores-table
     spacy-biolm bench      list, run
 

@@ -1,6 +1,7 @@
 """``spacy-biolm evaluate``: results over seeds, hyperparameter search, and the tables and meta.json
 that set our scores beside the published ones."""
 
+import json
 from pathlib import Path
 from typing import List, Optional
 
@@ -41,6 +42,42 @@ def seeds_cli(
     for dataset, table in tables.items():
         msg.divider(dataset)
         print(table)
+
+
+@app.command("encoders")
+def encoders_cli(
+    encoders: List[str] = typer.Argument(..., help="NAME=DIR pairs: the HF encoder directories to compare"),
+    output_dir: Path = typer.Option(Path("training/encoders"), "--output", "-o", help="Runs go to OUTPUT/NAME/TASK/seed_N/"),
+    results: Path = typer.Option(Path("results/encoders.json"), "--results", help="The ablation's JSON (a Markdown table goes beside it)"),
+    tasks: str = typer.Option("ncbi,bc2gm,gad,yes_no", "--tasks", help="Comma-separated tasks: ncbi, bc2gm, gad, yes_no"),
+    n_seeds: int = typer.Option(3, "--seeds", help="Seeds per encoder and task"),
+    budget: List[str] = typer.Option([], "--budget", help="TASK:SECTION.KEY=VALUE override of the task's config (e.g. ncbi:training.max_steps=300), repeatable"),
+    project_dir: Path = typer.Option(Path("."), "--project", help="Project directory (configs/, corpus/)"),
+    gpu_id: int = gpu_option(),
+):
+    """Fine-tune every encoder with the same recipe on the deciding tasks over several seeds; write
+    test and dev mean (std), held-out pretraining losses and times, and the encoder chosen on dev.
+    Scored runs are reused, so an interrupted ablation resumes."""
+    from ..evaluation.encoders import ablation_table, run_encoder_ablation
+    from ..evaluation.tables import parse_named_paths
+
+    with user_errors():
+        overrides: dict = {}
+        for item in budget:
+            task, _, setting = item.partition(":")
+            key, _, value = setting.partition("=")
+            if not (task and key and value):
+                raise ValueError(f"--budget expects TASK:SECTION.KEY=VALUE, got {item!r}")
+            overrides.setdefault(task, {})[key] = int(value) if value.lstrip("-").isdigit() else value
+        named = parse_named_paths(encoders)
+        result = run_encoder_ablation(named, output_dir, [t for t in tasks.split(",") if t], list(range(n_seeds)),
+                                      overrides, project_dir=project_dir, use_gpu=gpu_id)
+    table = ablation_table(result)
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text(json.dumps(result, indent=2), encoding="utf8")
+    results.with_suffix(".md").write_text(table, encoding="utf8")
+    print(table)
+    msg.good(f"Chosen on dev: {result['chosen']}; wrote {results} and {results.with_suffix('.md')}")
 
 
 @app.command("seeds-table")

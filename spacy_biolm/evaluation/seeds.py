@@ -9,8 +9,9 @@ and a plot of the per-seed scores.
 
 import json
 import math
+import time
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 from .tables import markdown_table, paper_ner_rows, paper_ner_scores
 
@@ -170,12 +171,19 @@ def run_seeds(
     overrides: Optional[Dict[str, object]] = None,
     metrics: Sequence[str] = ("ents_p", "ents_r", "ents_f"),
     use_gpu: int = -1,
+    score: Optional[Callable[[Path, Path], Dict[str, object]]] = None,
 ) -> Dict[str, object]:
     """Train ``config_path`` once per seed into ``output_dir/seed_<n>``, score each ``model-best`` on
-    ``test_path``; write ``output_dir/seeds_summary.json`` and return it. Runs already scored
+    ``test_path`` (with ``score(model_dir, test_path)``; default ``spacy evaluate``, whose reader
+    suits NER); write ``output_dir/seeds_summary.json`` and return it. Each run records its
+    training and test wall time (``train_seconds``, ``test_seconds``). Runs already scored
     (``seed_<n>/test_scores.json`` present) are reused, so an interrupted evaluation resumes."""
     from spacy.cli.evaluate import evaluate
     from spacy.cli.train import train
+
+    if score is None:
+        def score(model_dir: Path, data: Path) -> Dict[str, object]:
+            return evaluate(model_dir, data, use_gpu=use_gpu, silent=True)
 
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -186,8 +194,11 @@ def run_seeds(
         run_dir = output_dir / f"seed_{seed}"
         scores_path = run_dir / "test_scores.json"
         if not scores_path.is_file():
+            start = time.perf_counter()
             train(config_path, run_dir, use_gpu=use_gpu, overrides={**(overrides or {}), "system.seed": seed})
-            scores = evaluate(run_dir / "model-best", test_path, use_gpu=use_gpu, silent=True)
+            trained = time.perf_counter()
+            scores = dict(score(run_dir / "model-best", test_path))
+            scores.update(train_seconds=round(trained - start, 1), test_seconds=round(time.perf_counter() - trained, 1))
             scores_path.write_text(json.dumps(_plain(scores), indent=2), encoding="utf8")
         runs.append({"seed": seed, **json.loads(scores_path.read_text(encoding="utf8")), **_dev_scores(run_dir)})
     dev_metrics = [f"dev_{m}" for m in metrics if all(f"dev_{m}" in run for run in runs)]

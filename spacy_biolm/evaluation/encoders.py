@@ -1,0 +1,164 @@
+"""Which encoder ships: the same fine-tuning recipe on each candidate encoder, several seeds, the
+tasks that decide it, and one table.
+
+Each encoder (a name and an HF directory: a pretraining run's ``model/``, a published checkpoint)
+is fine-tuned with the project's own task configs and budgets, once per seed, and scored on the
+test set; ``model-best`` is chosen on dev as usual, and its dev score is kept too. The encoder to
+ship is the one with the best mean **dev** score over the tasks (the test sets only report).
+When an encoder directory sits in a pretraining run (``<run>/model``), the run's
+``pretrain_summary.json`` gives its held-out losses and pretraining time.
+
+Runs are resumable: a (encoder, task, seed) already scored is read back, not trained again, so an
+ablation can be spread over several sessions or machines sharing the output folder.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence
+
+from .seeds import format_mean_std, run_seeds
+from .tables import markdown_table
+
+__all__ = ["AblationTask", "ABLATION_TASKS", "run_encoder_ablation", "ablation_table", "pretraining_record"]
+
+RESULTS_FILE = "encoders.json"
+
+
+@dataclass(frozen=True)
+class AblationTask:
+    """One fine-tuning task of the ablation: its config, DocBins, metric and reader."""
+
+    title: str
+    config: str
+    train: str
+    dev: str
+    test: str
+    metric: str
+    reader: str  # "ner" (spacy evaluate), "relations" (gold entities) or "qa" (Docs with their question)
+
+
+ABLATION_TASKS: Dict[str, AblationTask] = {
+    "ncbi": AblationTask("NCBI-disease F1", "configs/ner.cfg", "corpus/ner/NCBI-disease/train.spacy",
+                         "corpus/ner/NCBI-disease/devel.spacy", "corpus/ner/NCBI-disease/test.spacy", "ents_f", "ner"),
+    "bc2gm": AblationTask("BC2GM F1", "configs/ner.cfg", "corpus/ner/BC2GM/train.spacy",
+                          "corpus/ner/BC2GM/devel.spacy", "corpus/ner/BC2GM/test.spacy", "ents_f", "ner"),
+    "gad": AblationTask("GAD fold 1 F1", "configs/relations_gad_fast.cfg", "corpus/relations/GAD/1/train.spacy",
+                        "corpus/relations/GAD/1/dev.spacy", "corpus/relations/GAD/1/test.spacy", "rel_micro_f", "relations"),
+    "yes_no": AblationTask("yes/no F1(no)", "configs/yes_no.cfg", "corpus/qa/yesno/train.spacy",
+                           "corpus/qa/yesno/dev.spacy", "corpus/qa/yesno/test.spacy", "yes_no_f_no", "qa"),
+}
+
+
+def _scorer(reader: str, use_gpu: int) -> Optional[Callable[[Path, Path], Dict[str, object]]]:
+    if reader == "ner":
+        return None  # run_seeds' default: spacy evaluate
+    if reader == "relations":
+        from .relations import evaluate_relations
+
+        return lambda model, data: evaluate_relations(model, data, use_gpu=use_gpu)
+    if reader == "qa":
+        from .qa import evaluate_qa, load_qa_pipeline
+
+        return lambda model, data: evaluate_qa(load_qa_pipeline(model, gpu_id=use_gpu), data)
+    raise ValueError(f"unknown reader {reader!r}; expected ner, relations or qa")
+
+
+def pretraining_record(encoder: Path) -> Dict[str, object]:
+    """Held-out RTD/MLM loss, steps, tokens and wall time of the pretraining run that wrote
+    ``encoder`` (``<run>/model`` beside ``<run>/pretrain_summary.json``); empty when there is none."""
+    summary_path = Path(encoder).parent / "pretrain_summary.json"
+    if not summary_path.is_file():
+        return {}
+    summary = json.loads(summary_path.read_text(encoding="utf8"))
+    heldout = summary.get("heldout", {})
+    return {
+        "heldout": {k: v for k, v in heldout.items() if "loss" in k or "acc" in k},
+        "steps": summary.get("steps"),
+        "tokens_per_second": summary.get("tokens_per_second"),
+        "seconds": summary.get("seconds_this_run"),
+        "device": summary.get("device"),
+        "continued_from": summary.get("continued_from"),
+    }
+
+
+def run_encoder_ablation(
+    encoders: Dict[str, Path],
+    output_dir: Path,
+    tasks: Sequence[str] = tuple(ABLATION_TASKS),
+    seeds: Sequence[int] = (0, 1, 2),
+    overrides: Optional[Dict[str, Dict[str, object]]] = None,
+    project_dir: Path = Path("."),
+    use_gpu: int = -1,
+) -> Dict[str, object]:
+    """Fine-tune every encoder of ``encoders`` ({name: HF directory}) on every task of ``tasks``
+    (keys of :data:`ABLATION_TASKS`, paths relative to ``project_dir``) once per seed, with
+    ``overrides[task]`` (budgets) on top of the task's config, into
+    ``output_dir/<encoder>/<task>/seed_<n>``. Writes and returns ``output_dir/encoders.json``: per
+    encoder its pretraining record and per task the test and dev mean (std), and the encoder with
+    the best mean dev score (``chosen``)."""
+    output_dir, project_dir = Path(output_dir), Path(project_dir)
+    unknown = [t for t in tasks if t not in ABLATION_TASKS]
+    if unknown:
+        raise KeyError(f"unknown ablation tasks {unknown}; expected some of {sorted(ABLATION_TASKS)}")
+    missing = [str(p) for p in encoders.values() if not (Path(p) / "config.json").is_file()]
+    missing += [str(project_dir / getattr(ABLATION_TASKS[t], split)) for t in tasks for split in ("train", "dev", "test")
+                if not (project_dir / getattr(ABLATION_TASKS[t], split)).is_file()]
+    if missing:
+        raise FileNotFoundError(f"missing: {', '.join(missing)} (encoders need config.json; convert the corpora first)")
+    results: Dict[str, object] = {"seeds": list(seeds), "tasks": {}, "encoders": {}}
+    for task_name in tasks:
+        task = ABLATION_TASKS[task_name]
+        results["tasks"][task_name] = {"title": task.title, "metric": task.metric, "config": task.config,
+                                       "overrides": {k: str(v) for k, v in (overrides or {}).get(task_name, {}).items()}}
+    for name, encoder in encoders.items():
+        record: Dict[str, object] = {"path": str(encoder), "pretraining": pretraining_record(Path(encoder)), "tasks": {}}
+        for task_name in tasks:
+            task = ABLATION_TASKS[task_name]
+            task_overrides = {"paths.encoder": str(encoder), "paths.train": str(project_dir / task.train),
+                              "paths.dev": str(project_dir / task.dev), **(overrides or {}).get(task_name, {})}
+            run = run_seeds(project_dir / task.config, output_dir / name / task_name, project_dir / task.test, seeds,
+                            task_overrides, metrics=[task.metric], use_gpu=use_gpu, score=_scorer(task.reader, use_gpu))
+            record["tasks"][task_name] = {
+                "test": run["summary"][task.metric],
+                "dev": run["summary"].get(f"dev_{task.metric}"),
+                "fine_tuning_seconds": sum(r.get("train_seconds", 0.0) for r in run["runs"]),
+            }
+        results["encoders"][name] = record
+    results["chosen"] = choose_encoder(results)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    (output_dir / RESULTS_FILE).write_text(json.dumps(results, indent=2), encoding="utf8")
+    return results
+
+
+def choose_encoder(results: Dict[str, object]) -> Optional[str]:
+    """The encoder with the best dev score averaged over the tasks (None without dev scores)."""
+    means = {}
+    for name, record in results["encoders"].items():
+        devs = [task["dev"]["mean"] for task in record["tasks"].values() if task.get("dev")]
+        if devs and len(devs) == len(record["tasks"]):
+            means[name] = sum(devs) / len(devs)
+    return max(means, key=means.get) if means else None
+
+
+def ablation_table(results: Dict[str, object]) -> str:
+    """Markdown: one row per encoder; held-out losses, test mean (std) per task, mean dev, times."""
+    tasks = results["tasks"]
+    header = ["encoder", "held-out RTD / MLM loss", *(f"{t['title']} (test)" for t in tasks.values()), "mean dev",
+              "pretraining s", "fine-tuning s"]
+    rows = []
+    for name, record in results["encoders"].items():
+        heldout = record["pretraining"].get("heldout", {})
+        # ELECTRA logs the discriminator's RTD loss and its generator's masked-LM loss; ALBERT its MLM loss.
+        rtd, mlm = heldout.get("disc_loss"), heldout.get("gen_loss", heldout.get("mlm_loss"))
+        losses = " / ".join("n/a" if v is None else f"{v:.3f}" for v in (rtd, mlm))
+        cells = [format_mean_std(record["tasks"][t]["test"]["mean"], record["tasks"][t]["test"]["std"]) for t in tasks]
+        devs = [record["tasks"][t]["dev"]["mean"] for t in tasks if record["tasks"][t].get("dev")]
+        mean_dev = f"{100 * sum(devs) / len(devs):.2f}" if len(devs) == len(tasks) else "n/a"
+        seconds = record["pretraining"].get("seconds")
+        shown = f"**{name}** (chosen)" if name == results.get("chosen") else name
+        rows.append([shown, losses, *cells, mean_dev, "n/a" if seconds is None else f"{seconds:,.0f}",
+                     f"{sum(record['tasks'][t]['fine_tuning_seconds'] for t in tasks):,.0f}"])
+    return markdown_table(header, rows)

@@ -1,0 +1,75 @@
+"""The encoder ablation: the choice on dev, the table, the pretraining record, and one real run of
+two encoders through the NER recipe (resumable)."""
+
+import json
+import shutil
+
+import pytest
+
+from spacy_biolm.evaluation.encoders import ablation_table, choose_encoder, pretraining_record, run_encoder_ablation
+
+
+def _task(test, dev):
+    return {"test": {"mean": test, "std": 0.01}, "dev": {"mean": dev, "std": 0.0}, "fine_tuning_seconds": 60.0}
+
+
+def _results():
+    return {
+        "seeds": [0, 1, 2],
+        "tasks": {"ncbi": {"title": "NCBI-disease F1"}, "gad": {"title": "GAD fold 1 F1"}},
+        "encoders": {
+            # best on test, worse on dev: dev decides
+            "scratch": {"pretraining": {"heldout": {"disc_loss": 0.31, "gen_loss": 6.2}, "seconds": 900.0},
+                        "tasks": {"ncbi": _task(0.80, 0.70), "gad": _task(0.70, 0.60)}},
+            "minilm": {"pretraining": {}, "tasks": {"ncbi": _task(0.78, 0.75), "gad": _task(0.69, 0.66)}},
+        },
+    }
+
+
+def test_the_encoder_best_on_dev_is_chosen_and_the_table_says_so():
+    results = _results()
+    assert choose_encoder(results) == "minilm"
+    results["chosen"] = "minilm"
+    lines = ablation_table(results).splitlines()
+    assert lines[0] == ("| encoder | held-out RTD / MLM loss | NCBI-disease F1 (test) | GAD fold 1 F1 (test) | mean dev "
+                        "| pretraining s | fine-tuning s |")
+    assert lines[2] == "| scratch | 0.310 / 6.200 | 80.00 (1.00) | 70.00 (1.00) | 65.00 | 900 | 120 |"
+    assert lines[3] == "| **minilm** (chosen) | n/a / n/a | 78.00 (1.00) | 69.00 (1.00) | 70.50 | n/a | 120 |"
+    del results["encoders"]["minilm"]["tasks"]["gad"]["dev"]
+    assert choose_encoder(results) == "scratch"  # an encoder without every dev score cannot be chosen
+
+
+def test_pretraining_record_reads_the_run_beside_the_model(tmp_path):
+    (tmp_path / "model").mkdir()
+    assert pretraining_record(tmp_path / "model") == {}
+    (tmp_path / "pretrain_summary.json").write_text(json.dumps({
+        "steps": 112, "seconds_this_run": 960.0, "device": "cpu", "tokens_per_second": 397.0, "continued_from": "minilm",
+        "heldout": {"step": 112, "disc_loss": 0.28, "gen_loss": 5.9, "disc_acc": 0.887}}))
+    record = pretraining_record(tmp_path / "model")
+    assert record["heldout"] == {"disc_loss": 0.28, "gen_loss": 5.9, "disc_acc": 0.887}
+    assert record["steps"] == 112 and record["seconds"] == 960.0
+
+
+def test_two_encoders_run_through_the_ner_recipe_and_resume(tmp_path, tiny_encoder):
+    from spacy_biolm.corpora.conll import convert_ner
+    from spacy_biolm.testing import REPO, disease_sentences, write_conll
+
+    corpus = tmp_path / "corpus" / "ner" / "NCBI-disease"
+    corpus.mkdir(parents=True)
+    for split, seed in (("train", 0), ("devel", 1), ("test", 2)):
+        convert_ner(write_conll(tmp_path / f"{split}.tsv", disease_sentences(16, seed=seed)), corpus / f"{split}.spacy")
+    (tmp_path / "configs").mkdir()
+    shutil.copy(REPO / "configs" / "ner.cfg", tmp_path / "configs" / "ner.cfg")
+    encoders = {"a": tiny_encoder, "b": tiny_encoder}
+    budget = {"ncbi": {"training.max_steps": 2, "training.eval_frequency": 1}}
+    with pytest.raises(FileNotFoundError, match="BC2GM"):
+        run_encoder_ablation(encoders, tmp_path / "runs", ["ncbi", "bc2gm"], [0], budget, project_dir=tmp_path)
+    results = run_encoder_ablation(encoders, tmp_path / "runs", ["ncbi"], [0], budget, project_dir=tmp_path)
+    assert set(results["encoders"]) == {"a", "b"} and results["chosen"] in {"a", "b"}
+    ncbi = results["encoders"]["a"]["tasks"]["ncbi"]
+    assert ncbi["test"]["n"] == 1 and ncbi["dev"]["n"] == 1 and ncbi["fine_tuning_seconds"] > 0
+    assert json.loads((tmp_path / "runs" / "encoders.json").read_text())["chosen"] == results["chosen"]
+    # Scored runs are read back, not trained again.
+    shutil.rmtree(tmp_path / "runs" / "a" / "ncbi" / "seed_0" / "model-last")
+    again = run_encoder_ablation(encoders, tmp_path / "runs", ["ncbi"], [0], budget, project_dir=tmp_path)
+    assert again["encoders"]["a"]["tasks"] == results["encoders"]["a"]["tasks"]
