@@ -3,7 +3,7 @@
 One sub-app per area, each command a thin wrapper over a library function:
 
     spacy-biolm data       assets, collect-text, convert, convert-splits
-    spacy-biolm pretrain   vocab, run
+    spacy-biolm pretrain   vocab, extend-vocab, run
     spacy-biolm relations  convert, train, evaluate, cv, table
     spacy-biolm qa         convert, corpora, evaluate, evaluate-project
     spacy-biolm evaluate   seeds, encoders, seeds-table, tune, ner-table, release-meta

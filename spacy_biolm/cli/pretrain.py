@@ -6,7 +6,7 @@ from typing import List, Optional
 import typer
 from wasabi import msg
 
-from ._common import PASS_OVERRIDES, config_overrides, sub_app
+from ._common import PASS_OVERRIDES, config_overrides, sub_app, user_errors
 
 __all__ = ["app"]
 
@@ -27,6 +27,30 @@ def vocab_cli(
     report = train_vocab(inputs, output_dir, vocab_size=vocab_size, seed=seed, compare_with=compare_with)
     print(format_split_table(report["gene_splits"]))
     msg.good(f"Tokenizer written to {output_dir}")
+
+
+@app.command("extend-vocab")
+def extend_vocab_cli(
+    encoder: str = typer.Argument(..., help="HF BERT-family directory, or an installed package holding one in model/"),
+    output_dir: Path = typer.Argument(..., help="The extended encoder's HF directory (give it to --paths.init)"),
+    texts: List[Path] = typer.Argument(..., help="Domain text files (.txt or .txt.xz, one sentence per line)"),
+    new_tokens: int = typer.Option(2000, "--new-tokens", help="At most this many words join the vocabulary"),
+    min_count: int = typer.Option(20, "--min-count", help="Only words seen this often"),
+    min_pieces: int = typer.Option(3, "--min-pieces", help="Only words the vocabulary cuts into this many pieces or more"),
+    max_lines: int = typer.Option(0, "--max-lines", help="Count words in the first N lines only (0: all)"),
+):
+    """Extend an encoder's WordPiece vocabulary with frequent domain words; each new embedding row
+    is the mean of the pieces it replaces (before continued pretraining)."""
+    from ..pretraining.vocab_extension import extend_vocabulary
+    from ..pretraining.warm_start import package_model_dir
+
+    source = package_model_dir(encoder) or Path(encoder)
+    with user_errors():
+        report = extend_vocabulary(source, texts, output_dir, new_tokens=new_tokens, min_count=min_count,
+                                   min_pieces=min_pieces, max_lines=max_lines)
+    for example in report["examples"][:10]:
+        print(f"{example['word']:<28} {example['count']:>8}  was {' '.join(example['was'])}")
+    msg.good(f"{report['added']} words added ({report['old_vocab_size']} -> {report['new_vocab_size']}); written to {output_dir}")
 
 
 @app.command("run", context_settings=PASS_OVERRIDES)

@@ -61,10 +61,11 @@ def test_console_script_lists_the_recipe_commands():
         assert sub_app in result.stdout
     commands = {
         "data": ("assets", "collect-text", "convert", "convert-splits"),
-        "pretrain": ("vocab", "run"),
+        "pretrain": ("vocab", "extend-vocab", "run"),
         "relations": ("convert", "train", "evaluate", "cv", "table"),
         "qa": ("convert", "corpora", "evaluate", "evaluate-project"),
-        "evaluate": ("seeds", "seeds-table", "tune", "ner-table", "release-meta"),
+        "evaluate": ("seeds", "encoders", "seeds-table", "tune", "ner-table", "release-meta"),
+        "docs": ("steps-table", "scores-table"),
     }
     for sub_app, names in commands.items():
         listed = subprocess.run([sys.executable, "-m", "spacy_biolm", sub_app, "--help"], capture_output=True, text=True)
