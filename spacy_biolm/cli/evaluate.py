@@ -46,7 +46,7 @@ def seeds_cli(
 
 @app.command("encoders")
 def encoders_cli(
-    encoders: List[str] = typer.Argument(..., help="NAME=DIR pairs: the HF encoder directories to compare"),
+    encoders: List[str] = typer.Argument(..., help="NAME=DIR pairs: the HF encoder directories (or installed packages holding one) to compare"),
     output_dir: Path = typer.Option(Path("training/encoders"), "--output", "-o", help="Runs go to OUTPUT/NAME/TASK/seed_N/"),
     results: Path = typer.Option(Path("results/encoders.json"), "--results", help="The ablation's JSON (a Markdown table goes beside it)"),
     tasks: str = typer.Option("ncbi,bc2gm,gad,yes_no", "--tasks", help="Comma-separated tasks: ncbi, bc2gm, gad, yes_no"),
@@ -60,6 +60,7 @@ def encoders_cli(
     Scored runs are reused, so an interrupted ablation resumes."""
     from ..evaluation.encoders import ablation_table, run_encoder_ablation
     from ..evaluation.tables import parse_named_paths
+    from ..pretraining.warm_start import package_model_dir
 
     with user_errors():
         overrides: dict = {}
@@ -69,7 +70,7 @@ def encoders_cli(
             if not (task and key and value):
                 raise ValueError(f"--budget expects TASK:SECTION.KEY=VALUE, got {item!r}")
             overrides.setdefault(task, {})[key] = int(value) if value.lstrip("-").isdigit() else value
-        named = parse_named_paths(encoders)
+        named = {name: package_model_dir(str(path)) or path for name, path in parse_named_paths(encoders).items()}
         result = run_encoder_ablation(named, output_dir, [t for t in tasks.split(",") if t], list(range(n_seeds)),
                                       overrides, project_dir=project_dir, use_gpu=gpu_id)
     table = ablation_table(result)
