@@ -159,10 +159,5 @@ def release_meta_cli(
             if not (component and title and path):
                 raise ValueError(f"--baseline expects COMPONENT=TITLE=PATH, got {item!r}")
             baselines.setdefault(component, {})[title] = Path(path)
-        run_info = {}
-        for item in run:
-            key, _, value = item.partition("=")
-            if not key or not _:
-                raise ValueError(f"--run expects KEY=VALUE, got {item!r}")
-            run_info[key] = value
+        run_info = {key: str(value) for key, value in parse_named_paths(run).items()}
         print(write_release_meta(base_meta, output, parse_named_paths(metrics), table, results, baselines, paper, run_info))
