@@ -1,0 +1,24 @@
+"""Bad input to the release pipeline: odd texts in a batch lose nothing and crash nothing."""
+
+import pytest
+import spacy
+
+from spacy_biolm.testing import RELEASE_SENTENCE
+
+pytestmark = pytest.mark.slow  # builds the tiny release (~15 s, shared with test_release_install.py)
+
+
+def test_whitespace_empty_and_very_long_texts_in_one_batch(tiny_release):
+    nlp = spacy.load(tiny_release)
+    long_text = " ".join([RELEASE_SENTENCE] * 150)  # ~1,350 tokens: many encoder windows
+    texts = [RELEASE_SENTENCE, "   \n\t ", "", long_text, RELEASE_SENTENCE, " "]
+    docs = list(nlp.pipe(texts, batch_size=4))
+    assert [doc.text for doc in docs] == texts  # one Doc per text, in order, nothing dropped
+    alone = nlp(RELEASE_SENTENCE)
+    for doc in (docs[0], docs[4]):  # the odd texts beside them change nothing
+        assert [(e.start_char, e.end_char, e.label_) for e in doc.ents] == \
+            [(e.start_char, e.end_char, e.label_) for e in alone.ents]
+    for doc in (docs[1], docs[2], docs[5]):
+        assert len(doc.ents) == 0 and doc._.relations == []
+    assert len(docs[3]) == 150 * len(alone)
+    assert all(ent.end <= len(docs[3]) for ent in docs[3].ents)
