@@ -146,10 +146,12 @@ def test_readme_python_snippets_run_against_the_installed_release(release_venv, 
     script = project / "readme_snippets.py"
     script.write_text(
         "import json, sys\nnamespace = {}\nfor i, block in enumerate(json.load(open(sys.argv[1]))):\n"
-        "    exec(compile(block, f'README.md python block {i + 1}', 'exec'), namespace)\n", encoding="utf8")
+        "    exec(compile(block, f'README.md python block {i + 1}', 'exec'), namespace)\n"
+        "    print(f'README block {i + 1} ran')\n", encoding="utf8")
     (project / "blocks.json").write_text(json.dumps(blocks), encoding="utf8")
     result = _run([str(python), str(script), str(project / "blocks.json")], cwd=project, env=_venv_env())
-    assert "[(" in result.stdout or "[]" in result.stdout  # the snippets print their results
+    ran = [line for line in result.stdout.splitlines() if line.startswith("README block ")]
+    assert ran == [f"README block {i + 1} ran" for i in range(len(blocks))], result.stdout
 
 
 def test_readme_installs_both_wheels():
