@@ -3,7 +3,7 @@
 from pathlib import Path
 from typing import Optional, Union
 
-__all__ = ["CorpusFormatError", "PretrainingDataError"]
+__all__ = ["CorpusFormatError", "PretrainingDataError", "CheckpointError"]
 
 
 class CorpusFormatError(ValueError):
@@ -23,3 +23,13 @@ class CorpusFormatError(ValueError):
 
 class PretrainingDataError(ValueError):
     """The pretraining corpus is missing, empty or unusable."""
+
+
+class CheckpointError(ValueError):
+    """A checkpoint to resume from is missing, truncated or from another model; the message starts
+    with its path. Raised before anything of the run is changed (logs, exports)."""
+
+    def __init__(self, path: Union[str, Path], message: str):
+        self.path = str(path)
+        self.reason = message
+        super().__init__(f"{self.path}: {message}")

@@ -6,7 +6,7 @@ from typing import List, Optional
 import typer
 from wasabi import msg
 
-from ._common import PASS_OVERRIDES, config_overrides, sub_app
+from ._common import PASS_OVERRIDES, config_overrides, sub_app, user_errors
 
 __all__ = ["app"]
 
@@ -42,9 +42,12 @@ def run_cli(
     from ..pretraining.loop import pretrain
     from ..pretraining.settings import load_settings
 
+    from ..errors import CheckpointError
+
     settings = load_settings(config_path, config_overrides(ctx))
     try:
-        summary = pretrain(settings, output_dir, resume=resume)
+        with user_errors(CheckpointError):  # a bad checkpoint to resume from: its message, no traceback
+            summary = pretrain(settings, output_dir, resume=resume)
     except KeyboardInterrupt as stop:
         msg.warn(str(stop) or "Interrupted")
         raise typer.Exit(130)
