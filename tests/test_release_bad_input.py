@@ -1,8 +1,11 @@
 """Bad input to the release pipeline: odd texts in a batch lose nothing and crash nothing."""
 
+import shutil
+
 import pytest
 import spacy
 
+from spacy_biolm.errors import PipelineDataError
 from spacy_biolm.testing import RELEASE_SENTENCE
 
 pytestmark = pytest.mark.slow  # builds the tiny release (~15 s, shared with test_release_install.py)
@@ -22,3 +25,17 @@ def test_whitespace_empty_and_very_long_texts_in_one_batch(tiny_release):
         assert len(doc.ents) == 0 and doc._.relations == []
     assert len(docs[3]) == 150 * len(alone)
     assert all(ent.end <= len(docs[3]) for ent in docs[3].ents)
+
+
+@pytest.mark.parametrize("component", ["relation_extractor", "answer_span"])
+@pytest.mark.parametrize("damage", ["truncated", "missing"])
+def test_a_damaged_component_file_names_the_component_and_directory(tiny_release, tmp_path, component, damage):
+    copy = tmp_path / "release"
+    shutil.copytree(tiny_release, copy)
+    weights = copy / component / "model"
+    if damage == "truncated":  # a copy or save that stopped half-way
+        weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
+    else:
+        weights.unlink()
+    with pytest.raises(PipelineDataError, match=rf"{component}: {component}: cannot read its saved settings or weights"):
+        spacy.load(copy)
