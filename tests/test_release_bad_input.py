@@ -39,3 +39,28 @@ def test_a_damaged_component_file_names_the_component_and_directory(tiny_release
         weights.unlink()
     with pytest.raises(PipelineDataError, match=rf"{component}: {component}: cannot read its saved settings or weights"):
         spacy.load(copy)
+
+
+def test_qa_pipes_take_blank_empty_and_long_passages_beside_normal_ones(tiny_release):
+    from spacy_biolm import make_question_doc
+
+    nlp = spacy.load(tiny_release)
+    question = "Which gene is mutated?"
+    passages = [RELEASE_SENTENCE, "  \n ", "", " ".join([RELEASE_SENTENCE] * 60)]
+    # The reranker reads candidate sentences: none at all, or 60 of them.
+    candidates = [[RELEASE_SENTENCE, "Nothing else is known."], [], [RELEASE_SENTENCE] * 60]
+    for name, key, contexts in [("yes_no", None, passages), ("answer_span", "answers", passages),
+                                ("answer_reranker", "ranked_sents", candidates)]:
+        pipe = nlp.get_pipe(name)
+        docs = list(pipe.pipe([make_question_doc(nlp, question, c) for c in contexts], batch_size=3))
+        assert len(docs) == len(contexts)
+        alone = pipe(make_question_doc(nlp, question, contexts[0]))
+        if key is None:
+            assert all(sorted(doc.cats) == ["no", "yes"] for doc in docs)
+            assert docs[0].cats == pytest.approx(alone.cats)
+            continue
+        assert [s.text for s in docs[0].spans[key]] == [s.text for s in alone.spans[key]]
+        assert all(len(doc.spans.get(key, [])) == 0 for doc in docs[1:-1])
+        assert len(docs[-1].spans[key]) >= 1
+    with pytest.raises(ValueError, match=r"candidate sentence 1 is empty \(question_id='q7'\)"):
+        make_question_doc(nlp, question, [RELEASE_SENTENCE, "   "], question_id="q7")
