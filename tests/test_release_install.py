@@ -6,9 +6,10 @@ The tiny release (every component of configs/release.cfg, QA pipes included) is 
 with ``pip install --no-index --find-links <the two dist dirs>``: nothing of ours can come from
 anywhere else, and the test checks that spacy_biolm is imported from the venv, not this checkout.
 
-The dependencies (torch, spaCy, transformers, ...): installing them into the venv from the
-machine's package index took 92 s on the 2-core machine (torch alone is most of it), more than
-the rest of the test. By default the venv therefore sees them as a read-only *dependency layer*:
+The dependencies (torch, spaCy, transformers, ...): installing them into a new venv from the
+machine's package index took 92 s on the shared 2-core machine (torch is most of it); this file
+took 262 s that way (``SPACY_BIOLM_INSTALL_DEPS=index``) against 55-80 s with the layer below,
+under the same load. By default the venv therefore sees them as a read-only *dependency layer*:
 a directory of links to this environment's installed distributions *minus* spacy-biolm and any
 en_bio_electra (no editable install, no .pth hooks), named in a .pth file of the venv. pip
 resolves our wheels' requirements against exactly those distributions (``--no-index``: a
@@ -22,7 +23,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import sysconfig
 import venv
 import zipfile
@@ -119,10 +119,39 @@ def _venv_env() -> dict:
     return env
 
 
-def test_release_wheels_install_in_a_fresh_venv_and_run_every_component(release_venv):
+# After the release check, README's python blocks in order, in one namespace (a block may use the
+# `nlp` of the one before, as a reader would); a failing block prints its traceback and stops.
+_RUN_README = """
+import traceback
+namespace = {}
+for i, block in enumerate(json.load(open("readme_blocks.json"))):
+    try:
+        exec(compile(block, f"README.md python block {i + 1}", "exec"), namespace)
+    except Exception:
+        print(f"README block {i + 1} failed:\\n{traceback.format_exc()}")
+        break
+    print(f"README block {i + 1} ran")
+"""
+
+
+@pytest.fixture(scope="module")
+def venv_output(release_venv, tiny_release) -> tuple:
+    """One process in the venv (its imports cost more than the work): the release on a text and a
+    question, then README's python blocks, in a project directory where the task pipelines the
+    snippets load by path (training/gad/model-last, ...) are the tiny ones. (stdout, venv dir, blocks)."""
     python, env_dir, work = release_venv
-    result = _run([str(python), "-c", _RUN_RELEASE], cwd=work, env=_venv_env())
-    report = json.loads(result.stdout.strip().splitlines()[-1])
+    project = work / "project"
+    for task, path in [("relations", "training/gad/model-last"), ("answer_span", "training/answer_span/model-best")]:
+        shutil.copytree(tiny_release.parent / task, project / path)
+    blocks = readme_python_blocks()
+    (project / "readme_blocks.json").write_text(json.dumps(blocks), encoding="utf8")
+    result = _run([str(python), "-c", _RUN_RELEASE + _RUN_README], cwd=project, env=_venv_env())
+    return result.stdout, env_dir, blocks
+
+
+def test_release_wheels_install_in_a_fresh_venv_and_run_every_component(venv_output):
+    stdout, env_dir, _ = venv_output
+    report = json.loads(next(line for line in stdout.splitlines() if line.startswith("{")))
     assert Path(report["spacy_biolm"]).resolve().is_relative_to(env_dir.resolve()), report["spacy_biolm"]
     assert not Path(report["spacy_biolm"]).resolve().is_relative_to(REPO)
     assert report["version"] == __version__
@@ -135,23 +164,11 @@ def test_release_wheels_install_in_a_fresh_venv_and_run_every_component(release_
     assert report["answers"] >= 1 and report["ranked"] == 2
 
 
-def test_readme_python_snippets_run_against_the_installed_release(release_venv, tiny_release):
-    python, _, work = release_venv
-    blocks = readme_python_blocks()
+def test_readme_python_snippets_run_against_the_installed_release(venv_output):
+    stdout, _, blocks = venv_output
     assert len(blocks) >= 4 and any('spacy.load("en_bio_electra")' in block for block in blocks)
-    # The snippets that load a task pipeline by its project path get the tiny one there.
-    project = work / "project"
-    for task, path in [("relations", "training/gad/model-last"), ("answer_span", "training/answer_span/model-best")]:
-        shutil.copytree(tiny_release.parent / task, project / path)
-    script = project / "readme_snippets.py"
-    script.write_text(
-        "import json, sys\nnamespace = {}\nfor i, block in enumerate(json.load(open(sys.argv[1]))):\n"
-        "    exec(compile(block, f'README.md python block {i + 1}', 'exec'), namespace)\n"
-        "    print(f'README block {i + 1} ran')\n", encoding="utf8")
-    (project / "blocks.json").write_text(json.dumps(blocks), encoding="utf8")
-    result = _run([str(python), str(script), str(project / "blocks.json")], cwd=project, env=_venv_env())
-    ran = [line for line in result.stdout.splitlines() if line.startswith("README block ")]
-    assert ran == [f"README block {i + 1} ran" for i in range(len(blocks))], result.stdout
+    ran = [line for line in stdout.splitlines() if line.startswith("README block ")]
+    assert ran == [f"README block {i + 1} ran" for i in range(len(blocks))], stdout
 
 
 def test_readme_installs_both_wheels():
