@@ -7,6 +7,7 @@ side by side, the pipeline's meta requiring exactly the spacy-biolm version buil
 """
 
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,6 +21,8 @@ __all__ = ["SOURCE_DIR", "build_library_wheel", "build_pipeline_wheel", "build_r
 
 #: The checkout spacy-biolm is imported from (its pyproject.toml builds the library wheel).
 SOURCE_DIR = Path(__file__).resolve().parents[1]
+# What the wheel is built from, besides the spacy_biolm package (pyproject.toml names README.md).
+_PACKAGE_SOURCES = ("pyproject.toml", "README.md")
 
 
 def build_library_wheel(dist_dir: Path, source_dir: Path = SOURCE_DIR) -> Path:
@@ -27,7 +30,9 @@ def build_library_wheel(dist_dir: Path, source_dir: Path = SOURCE_DIR) -> Path:
     spacy-biolm wheels there (so ``pip install dist/*.whl`` finds one). Returns its path.
 
     Built with the running interpreter's setuptools (``pip wheel --no-build-isolation``): no
-    package index is needed, and the wheel holds the code of this checkout.
+    package index is needed, and the wheel holds the code of this checkout. The build runs on a
+    clean copy of the package sources: an in-tree ``build/`` keeps modules deleted since the last
+    build, and they would end up in the wheel.
     """
     source_dir, dist_dir = Path(source_dir), Path(dist_dir)
     if not (source_dir / "pyproject.toml").exists():
@@ -38,9 +43,16 @@ def build_library_wheel(dist_dir: Path, source_dir: Path = SOURCE_DIR) -> Path:
     dist_dir.mkdir(parents=True, exist_ok=True)
     for old in dist_dir.glob("spacy_biolm-*.whl"):
         old.unlink()
-    command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-               str(source_dir), "--wheel-dir", str(dist_dir)]
-    result = subprocess.run(command, capture_output=True, text=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        clean = Path(tmp) / "spacy-biolm"
+        clean.mkdir()
+        for name in _PACKAGE_SOURCES:
+            shutil.copy2(source_dir / name, clean / name)
+        shutil.copytree(source_dir / "spacy_biolm", clean / "spacy_biolm",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                   str(clean), "--wheel-dir", str(dist_dir.resolve())]
+        result = subprocess.run(command, capture_output=True, text=True, cwd=tmp)
     if result.returncode != 0:
         raise RuntimeError(f"building the spacy-biolm wheel failed ({' '.join(command)}):\n{result.stderr}")
     wheel = dist_dir / f"spacy_biolm-{__version__}-py3-none-any.whl"
