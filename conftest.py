@@ -18,6 +18,7 @@ from spacy_biolm.testing import (  # noqa: E402
     RELATION_SENTENCES,
     disease_sentences,
     make_tiny_encoder,
+    make_tiny_release,
     write_bio_text,
 )
 
@@ -80,3 +81,10 @@ def device(request):
         spacy.require_cpu()
     yield request.param
     spacy.require_cpu()
+
+
+@pytest.fixture(scope="session")
+def tiny_release(tmp_path_factory) -> Path:
+    """The release pipeline assembled from configs/release.cfg out of tiny untrained task pipelines
+    (every release component, the QA pipes disabled); the task pipelines lie beside it (~15 s)."""
+    return make_tiny_release(tmp_path_factory.mktemp("release"))

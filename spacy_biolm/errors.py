@@ -3,7 +3,7 @@
 from pathlib import Path
 from typing import Optional, Union
 
-__all__ = ["CorpusFormatError", "PretrainingDataError"]
+__all__ = ["CorpusFormatError", "PretrainingDataError", "CheckpointError", "PipelineDataError"]
 
 
 class CorpusFormatError(ValueError):
@@ -23,3 +23,23 @@ class CorpusFormatError(ValueError):
 
 class PretrainingDataError(ValueError):
     """The pretraining corpus is missing, empty or unusable."""
+
+
+class CheckpointError(ValueError):
+    """A checkpoint to resume from is missing, truncated or from another model; the message starts
+    with its path. Raised before anything of the run is changed (logs, exports)."""
+
+    def __init__(self, path: Union[str, Path], message: str):
+        self.path = str(path)
+        self.reason = message
+        super().__init__(f"{self.path}: {message}")
+
+
+class PipelineDataError(ValueError):
+    """A saved pipeline directory cannot be read (a component's file missing, truncated or
+    corrupted); the message starts with the component's directory and names the component."""
+
+    def __init__(self, path: Union[str, Path], message: str):
+        self.path = str(path)
+        self.reason = message
+        super().__init__(f"{self.path}: {message}")

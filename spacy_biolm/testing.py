@@ -31,6 +31,8 @@ __all__ = [
     "transformer_pipeline",
     "make_qa_nlp",
     "overfit",
+    "RELEASE_SENTENCE",
+    "make_tiny_release",
 ]
 
 #: The repository checkout (configs/, project.yml, benchmarks/) and the shared data mirror beside it.
@@ -300,3 +302,85 @@ def record_input_devices(hf_model) -> list:
         lambda module, args, kwargs: seen.append(kwargs["input_ids"].device), with_kwargs=True
     )
     return seen
+
+
+#: The sentence the tiny release's task pipelines are initialised on (README's example sentence).
+RELEASE_SENTENCE = "Germline mutations in BRCA1 cause hereditary breast cancer."
+
+
+def _release_examples(nlp, task: str) -> list:
+    """A few gold Examples of :data:`RELEASE_SENTENCE` for initialising the ``task`` pipeline: its
+    labels and shapes (every QA class present, as class_weights="balanced" needs)."""
+    from spacy.training import Example
+
+    from .doc_data import make_question_doc
+    from .pipes.answer_reranker.scorer import GOLD_KEY
+
+    gene, disease = (22, 27), (34, 58)
+    if task in ("ner", "ner_gene", "relations"):
+        doc = nlp.make_doc(RELEASE_SENTENCE)
+        gold = doc.copy()
+        if task == "ner":
+            gold.ents = [gold.char_span(*disease, "DISEASE")]
+        elif task == "ner_gene":
+            gold.ents = [gold.char_span(*gene, "GENE")]
+        else:
+            doc.ents = [doc.char_span(*gene, "GENE"), doc.char_span(*disease, "DISEASE")]
+            gold.ents = [gold.char_span(*gene, "GENE"), gold.char_span(*disease, "DISEASE")]
+        return [Example(doc, gold)]
+    examples = []
+    for answer in ("yes", "no"):
+        doc = make_question_doc(nlp, "Which gene is mutated?", [RELEASE_SENTENCE, "Nothing else is known."])
+        doc.cats = {"yes": float(answer == "yes"), "no": float(answer == "no")}
+        doc.spans["answers"] = [doc.char_span(*gene)]
+        doc.spans[GOLD_KEY] = [next(iter(doc.sents))]
+        examples.append(Example(doc, doc))
+    return examples
+
+
+#: (task, its config, `spacy assemble configs/release.cfg` path variable) of every release component.
+_RELEASE_TASKS = (
+    ("ner", "ner.cfg", "ner"),
+    ("ner_gene", "ner.cfg", "ner_gene"),
+    ("relations", "relations_gad_anonymised.cfg", "relations"),
+    ("yes_no", "yes_no.cfg", "yes_no"),
+    ("answer_span", "answer_span.cfg", "answer_span"),
+    ("answer_reranker", "answer_reranker.cfg", "answer_reranker"),
+)
+
+
+def make_tiny_release(out: Path, encoder_dir: Optional[Path] = None) -> Path:
+    """The release pipeline as the project builds it, tiny and untrained: each task pipeline from
+    its config in ``configs/`` on a tiny encoder (initialised on :data:`RELEASE_SENTENCE`, not
+    trained), then ``configs/release.cfg`` assembled from them, as the ``assemble`` step does.
+    Every release component is in it (``transformer``, ``ner``, ``ner_gene``,
+    ``relation_extractor``, and the disabled ``yes_no``, ``answer_span``, ``answer_reranker``).
+    Returns ``out / "release"``; the task pipelines are beside it (``out / "ner"``, ...). ~10 s.
+    """
+    from spacy.training.initialize import get_sourced_components
+    from spacy.util import fix_random_seed, load_config, load_model_from_config
+
+    out = Path(out)
+    if encoder_dir is None:
+        words = list(RELATION_SENTENCES) + [RELEASE_SENTENCE.replace(".", " ."), "Which gene is mutated ?"]
+        encoder_dir = make_tiny_encoder(out / "encoder", vocab_sentences=words * 20, vocab_size=150, layers=1,
+                                        max_positions=256)
+    fix_random_seed(0)
+    overrides = {}
+    for task, config_name, variable in _RELEASE_TASKS:
+        extra = {"components.relation_extractor.labels": ["ASSOCIATION"]} if task == "relations" else {}
+        config = load_config(REPO / "configs" / config_name, overrides={"paths.encoder": str(encoder_dir), **extra},
+                             interpolate=True)
+        nlp = load_model_from_config(config, auto_fill=True, validate=True)
+        nlp.initialize(lambda nlp=nlp, task=task: _release_examples(nlp, task))
+        nlp.to_disk(out / task)
+        overrides[f"paths.{variable}"] = str(out / task)
+    # `spacy assemble configs/release.cfg`, in this process
+    config = load_config(REPO / "configs" / "release.cfg", overrides=overrides, interpolate=False)
+    nlp = load_model_from_config(config, auto_fill=True)
+    sourced = get_sourced_components(config.interpolate())
+    nlp._link_components()
+    with nlp.select_pipes(disable=[*sourced]):
+        nlp.initialize()
+    nlp.to_disk(out / "release")
+    return out / "release"

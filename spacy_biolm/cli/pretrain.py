@@ -66,9 +66,12 @@ def run_cli(
     from ..pretraining.loop import pretrain
     from ..pretraining.settings import load_settings
 
+    from ..errors import CheckpointError
+
     settings = load_settings(config_path, config_overrides(ctx))
     try:
-        summary = pretrain(settings, output_dir, resume=resume)
+        with user_errors(CheckpointError):  # a bad checkpoint to resume from: its message, no traceback
+            summary = pretrain(settings, output_dir, resume=resume)
     except KeyboardInterrupt as stop:
         msg.warn(str(stop) or "Interrupted")
         raise typer.Exit(130)

@@ -8,9 +8,12 @@ from itertools import islice
 from pathlib import Path
 from typing import Iterable, Iterator, TypeVar, Union
 
-from spacy.tokens import Doc
+from spacy.tokens import Doc, DocBin
+from spacy.vocab import Vocab
 
-__all__ = ["existing_corpus_file", "check_limit", "first", "unannotated_copy"]
+from ..errors import CorpusFormatError
+
+__all__ = ["existing_corpus_file", "check_limit", "first", "unannotated_copy", "read_docbin"]
 
 T = TypeVar("T")
 
@@ -27,6 +30,36 @@ def existing_corpus_file(path: Union[str, Path, None], reader: str, what: str) -
     if not path.is_file():
         raise FileNotFoundError(f"{what} not found: {path}")
     return path
+
+
+def read_docbin(path: Path, vocab: Vocab) -> Iterator[Doc]:
+    """The Docs of the DocBin at ``path``, with their user data, read lazily.
+
+    A file that is not a DocBin (truncated, another format) and a Doc whose strings the DocBin's
+    string table lacks (it was built with another vocabulary and its strings were not saved) are
+    a :class:`~spacy_biolm.errors.CorpusFormatError` naming the file and the Doc's index, instead of
+    spaCy's bare "Can't retrieve string for hash" from deep inside training.
+    """
+    try:
+        docbin = DocBin().from_disk(path)
+    except Exception as error:  # zlib, msgpack, missing keys: all mean "not a DocBin we can read"
+        raise CorpusFormatError(path, None, f"not a readable DocBin (.spacy) file ({type(error).__name__}: {error})") from error
+    docs = docbin.get_docs(vocab)
+    index = 0
+    while True:
+        try:
+            doc = next(docs)
+        except StopIteration:
+            return
+        except KeyError as error:
+            raise CorpusFormatError(
+                path, None,
+                f"Doc {index} of {len(docbin)}: a string is missing from the DocBin's string table ({error.args[0]}); "
+                "it was built with another vocabulary without its strings. Write it again with DocBin.add/to_disk "
+                "(the spacy-biolm converters do)",
+            ) from None
+        yield doc
+        index += 1
 
 
 def check_limit(limit: int) -> int:

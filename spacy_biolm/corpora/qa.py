@@ -33,7 +33,7 @@ from spacy.util import registry
 
 from ..errors import CorpusFormatError
 from ..doc_data import copy_question, make_question_doc, question_group
-from .corpus_files import check_limit, existing_corpus_file, first, unannotated_copy
+from .corpus_files import check_limit, existing_corpus_file, first, read_docbin, unannotated_copy
 
 __all__ = [
     "QA_FORMATS",
@@ -342,7 +342,7 @@ class QACorpus:
         self.limit = check_limit(limit)
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
-        docs = DocBin().from_disk(self.path).get_docs(nlp.vocab)
+        docs = read_docbin(self.path, nlp.vocab)
         for reference in first(docs, self.limit):
             predicted = copy_question(reference, unannotated_copy(reference, keep_sentences=True))
             yield Example(predicted, reference)

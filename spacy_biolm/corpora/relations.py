@@ -44,7 +44,7 @@ from spacy.util import get_words_and_spaces, registry
 
 from ..errors import CorpusFormatError
 from ..doc_data import Relation, set_relations
-from .corpus_files import check_limit, existing_corpus_file, first, unannotated_copy
+from .corpus_files import check_limit, existing_corpus_file, first, read_docbin, unannotated_copy
 
 __all__ = [
     "FORMATS",
@@ -376,8 +376,7 @@ class RelationCorpus:
         self.limit = check_limit(limit)
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
-        docbin = DocBin(store_user_data=True).from_disk(self.path)
-        for reference in first(docbin.get_docs(nlp.vocab), self.limit):
+        for reference in first(read_docbin(self.path, nlp.vocab), self.limit):
             predicted = unannotated_copy(reference)
             if self.gold_entities:
                 predicted.ents = [Span(predicted, e.start, e.end, label=e.label_) for e in reference.ents]

@@ -26,6 +26,8 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import Model, Optimizer, set_dropout_rate
 
+from ..errors import PipelineDataError
+
 __all__ = ["ModelPipe", "ClassifierPipe", "softmax", "weighted_cross_entropy", "resolve_class_weights"]
 
 # Examples used to initialise a model (shapes, listeners): enough to see every kind of input.
@@ -61,6 +63,19 @@ class ModelPipe(TrainablePipe):
         return self.model_input([eg.predicted for eg in examples])
 
     # -- shared -------------------------------------------------------------------------------
+    def from_disk(self, path, *, exclude=tuple()):
+        """Load the pipe's settings and weights from ``path``; a missing, truncated or corrupted
+        file is a :class:`~spacy_biolm.errors.PipelineDataError` naming the component and the
+        directory (spaCy's own message is "Unpack failed: incomplete input")."""
+        try:
+            return super().from_disk(path, exclude=exclude)
+        except (ValueError, OSError, KeyError, TypeError) as error:
+            raise PipelineDataError(
+                path, f"{self.name}: cannot read its saved settings or weights ({type(error).__name__}: {error}); "
+                "the pipeline directory is incomplete or corrupted (a half-finished copy or save?): copy it again "
+                "or rebuild it"
+            ) from error
+
     def predict(self, docs: Iterable[Doc]):
         """(owners, model output) for ``docs``."""
         model_input, owners = self.model_input(list(docs))

@@ -19,7 +19,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from tqdm import tqdm
 from transformers import AutoTokenizer
 
-from ..errors import PretrainingDataError
+from ..errors import CheckpointError, PretrainingDataError
 from .corpus import FORMAT_VERSION, PackedCorpus, batch_indices, build_packed_corpus
 from .export import RELEASE_DIR, export_release
 from .objectives import get_objective
@@ -206,9 +206,31 @@ def _save_checkpoint(path: Path, model, optimizer, scheduler, step: int, mask_rn
     os.replace(tmp, path)  # never leave a half-written checkpoint behind
 
 
+_CHECKPOINT_FIELDS = ("step", "model", "optimizer", "scheduler", "rng_per_rank")
+
+
+def _read_checkpoint(path: Path) -> dict:
+    """The saved state at ``path``; a :class:`CheckpointError` naming it when it is truncated, not a
+    checkpoint, or lacks a field (nothing of the run has been changed yet)."""
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=False)
+    except Exception as error:  # zip/pickle errors of a truncated or foreign file
+        raise CheckpointError(path, f"unreadable checkpoint, truncated or not written by `spacy-biolm pretrain` "
+                                    f"({type(error).__name__}: {error}); restore it, or delete it and start again "
+                                    f"without --resume") from error
+    missing = [key for key in _CHECKPOINT_FIELDS if not isinstance(state, dict) or key not in state]
+    if missing:
+        raise CheckpointError(path, f"not a complete pretraining checkpoint: no {missing}")
+    return state
+
+
 def _load_checkpoint(path: Path, model, optimizer, scheduler, mask_rng, rank: int, world: int, seed: int) -> int:
-    state = torch.load(path, map_location="cpu", weights_only=False)
-    model.load_state_dict(state["model"])
+    state = _read_checkpoint(path)
+    try:
+        model.load_state_dict(state["model"])
+    except RuntimeError as error:  # missing/unexpected keys, shape mismatches
+        raise CheckpointError(path, f"its weights do not fit the model of this config (another [model] or "
+                                    f"vocabulary?): {error}") from error
     model.tie_embeddings()
     optimizer.load_state_dict(state["optimizer"])
     scheduler.load_state_dict(state["scheduler"])
@@ -305,6 +327,10 @@ def pretrain(
     log_path = output_dir / LOG_FILE
     heldout_log_path = output_dir / HELDOUT_LOG_FILE
     step = 0
+    if resume and not checkpoint.is_file() and checkpoint.with_suffix(".tmp").is_file():
+        # Killed while saving its first checkpoint: say so rather than silently starting over.
+        raise CheckpointError(checkpoint, f"not found, only the half-written {checkpoint.with_suffix('.tmp').name} "
+                                          "(the run was stopped while saving it); start again without --resume")
     if resume and checkpoint.is_file():
         step = _load_checkpoint(
             checkpoint, model, optimizer, scheduler, mask_rng, rank, world, settings.system.seed

@@ -31,6 +31,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ...doc_data import ABBREVIATIONS_EXTENSION
+from ...versions import check_built_version
 
 __all__ = ["Abbreviation", "AbbreviationDetector", "make_abbreviation_detector"]
 
@@ -416,6 +417,7 @@ def make_abbreviation_detector(
         find_all_mentions (bool): besides the definitions, list every later whole-token,
             case-sensitive mention of a defined short form. Default ``True``.
     """
+    check_built_version(nlp.meta)  # the pipeline's recorded spacy-biolm version vs this one
     return AbbreviationDetector(
         nlp, name, propagate_entities=propagate_entities, find_all_mentions=find_all_mentions
     )

@@ -31,6 +31,7 @@ from ..base import ClassifierPipe
 from ...doc_data import get_question
 from ..qa_pipe import qa_factory_config
 from .scorer import gold_sentence_offsets
+from ...versions import check_built_version
 
 __all__ = ["AnswerReranker", "make_answer_reranker", "candidate_sentences"]
 
@@ -68,6 +69,7 @@ def make_answer_reranker(
     scorer: ``spacy-biolm.answer_reranker_scorer.v1`` (tie-aware MRR per question and the
         expected MRR of a random order).
     """
+    check_built_version(nlp.meta)  # the pipeline's recorded spacy-biolm version vs this one
     if not 0.0 < negative_sampling <= 1.0:
         raise ValueError(f"{name}: negative_sampling must be in (0, 1], got {negative_sampling!r}")
     return AnswerReranker(

@@ -19,6 +19,7 @@ from thinc.api import Model
 from ..base import ModelPipe, softmax
 from ..qa_pipe import passage_pairs, qa_factory_config
 from .decoding import decode_windows, gold_token_positions
+from ...versions import check_built_version
 
 __all__ = ["AnswerSpanExtractor", "make_answer_span", "gold_char_spans"]
 
@@ -57,6 +58,7 @@ def make_answer_span(
     max_answer_length: the longest answer, in wordpieces.
     scorer: ``spacy-biolm.answer_span_scorer.v1`` (SQuAD EM/F1; BioASQ strict/lenient/MRR).
     """
+    check_built_version(nlp.meta)  # the pipeline's recorded spacy-biolm version vs this one
     if n_best < 1 or max_answer_length < 1:
         raise ValueError(f"answer_span: n_best and max_answer_length must be >= 1, got {n_best}, {max_answer_length}")
     return AnswerSpanExtractor(

@@ -26,6 +26,7 @@ from ..base import ClassifierPipe
 from . import scorer as _scorer_module  # noqa: F401  (registers the scorer with the factory)
 from ...doc_data import Relation, get_relations, set_relations
 from .data import SENTENCE_WINDOW, PairLimitExceeded, candidate_pairs, check_candidate_window
+from ...versions import check_built_version
 
 __all__ = ["RelationExtractor", "make_relation_extractor", "NO_RELATION"]
 
@@ -100,6 +101,7 @@ def make_relation_extractor(
             ``{label: weight}`` over ``NO_RELATION`` and the labels (e.g. ``{"NO_RELATION": 0.5}``).
         scorer: ``spacy-biolm.relations_scorer.v1`` by default.
     """
+    check_built_version(nlp.meta)  # the pipeline's recorded spacy-biolm version vs this one
     return RelationExtractor(nlp.vocab, model, name, labels=labels, pair_types=pair_types,
                              candidate_window=candidate_window, max_pairs_per_doc=max_pairs_per_doc,
                              class_weights=class_weights, scorer=scorer)

@@ -16,6 +16,7 @@ from thinc.api import Model
 
 from ..base import ClassifierPipe
 from ..qa_pipe import passage_pairs, qa_factory_config
+from ...versions import check_built_version
 
 __all__ = ["YesNoClassifier", "make_yes_no"]
 
@@ -39,6 +40,7 @@ def make_yes_no(nlp: Language, name: str, model: Model, class_weights: Optional[
         or ``{"yes": w, "no": w}``.
     scorer: ``spacy-biolm.yes_no_scorer.v1`` (P/R/F1 per class).
     """
+    check_built_version(nlp.meta)  # the pipeline's recorded spacy-biolm version vs this one
     return YesNoClassifier(nlp.vocab, model, name, class_weights=class_weights, scorer=scorer)
 
 
