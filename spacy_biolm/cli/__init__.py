@@ -9,6 +9,7 @@ One sub-app per area, each command a thin wrapper over a library function:
     spacy-biolm evaluate   seeds, seeds-table, tune, ner-table, release-meta
     spacy-biolm docs       steps-table
     spacy-biolm bench      list, run
+    spacy-biolm annotate   INPUT... OUTPUT (a corpus through a pipeline, one machine or Ray)
 
 ``python -m spacy_biolm ...`` runs the same app with the running interpreter (what project.yml uses).
 """
@@ -16,6 +17,7 @@ One sub-app per area, each command a thin wrapper over a library function:
 import typer
 
 from . import bench, data, docs, evaluate, pretrain, qa, relations
+from .annotate import annotate_cli
 
 __all__ = ["app", "main"]
 
@@ -35,6 +37,8 @@ app.add_typer(qa.app, name="qa")
 app.add_typer(evaluate.app, name="evaluate")
 app.add_typer(docs.app, name="docs")
 app.add_typer(bench.app, name="bench")
+# One command, not a sub-app: `spacy-biolm annotate INPUT... OUTPUT`.
+app.command("annotate")(annotate_cli)
 
 
 def main() -> None:
