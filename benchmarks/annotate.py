@@ -34,6 +34,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
+RUNNERS = ("pipe_1_process", "pipe_n_process", "ray_workers")
 ABSTRACTS = REPO.parent / "shared" / "data" / "pretraining" / "pubmed_abstracts_sywada_1MB" / "PubMedAbstract_1MB.txt"
 
 
@@ -52,10 +53,14 @@ def parse_args(argv=None):
     parser.add_argument("--threads", type=int, default=2, help="torch threads of the 1-process run")
     parser.add_argument("--n-process", type=int, default=2)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--runners", nargs="+", choices=RUNNERS, default=list(RUNNERS),
+                        help="the runs to time (default all three)")
     parser.add_argument("--output", type=Path, default=RESULTS / "annotate.json")
     args = parser.parse_args(argv)
     if args.encoder and not args.train:
         parser.error("--encoder needs --train (Docs with entities to initialise the ner component)")
+    if "pipe_1_process" not in args.runners:
+        parser.error("--runners must include pipe_1_process (the reference of the speedups and of same_output)")
     return args
 
 
@@ -104,7 +109,8 @@ def main(argv=None) -> None:
                                                        batch_size=args.batch_size, show_progress=False),
         }
         configs, written = {}, {}
-        for name, run in runs.items():
+        for name in args.runners:
+            run = runs[name]
             out = work / f"out_{name}"
             started = time.perf_counter()
             summary = run(out)
@@ -116,8 +122,9 @@ def main(argv=None) -> None:
         records = [json.loads(line) for data in written["pipe_1_process"].values() for line in data.splitlines()]
         entities = sum(len(r["entities"]) for r in records)
         characters = sum(len(r["text"]) for r in records)
-        configs["pipe_n_process"]["n_process"] = args.n_process
-        configs["ray_workers"]["workers"] = args.workers
+        for name, key, value in (("pipe_n_process", "n_process", args.n_process), ("ray_workers", "workers", args.workers)):
+            if name in configs:
+                configs[name][key] = value
         first = configs["pipe_1_process"]["docs_per_second"]
         report = {
             "description": __doc__.split("\n")[0],
