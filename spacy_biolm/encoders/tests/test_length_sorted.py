@@ -7,7 +7,12 @@ import spacy
 from spacy.training import Example
 from thinc.api import Adam
 
-from spacy_biolm.encoders.length_sorted import length_sorted_chunks, length_sorted_forward, split_by_doc
+from spacy_biolm.encoders.length_sorted import (
+    align_by_offsets,
+    length_sorted_chunks,
+    length_sorted_forward,
+    split_by_doc,
+)
 from spacy_biolm.testing import REPO
 
 TEXTS = [
@@ -154,3 +159,19 @@ def test_split_by_doc_gives_the_stock_split(nlp):
         for key in a.model_output:
             assert numpy.array_equal(numpy.asarray(a.model_output[key]), numpy.asarray(b.model_output[key]))
     assert split_by_doc(batch)[4].align.data.tolist() == stock[4].align.data.tolist()
+
+
+def test_alignment_by_offsets_equals_spacy_transformers(nlp):
+    from spacy_transformers.align import get_alignment_via_offset_mapping
+
+    tokenizer = nlp.get_pipe("transformer").model.tokenizer
+    texts = TEXTS + ["BRCA1,TP53 ; naïve  T-cells\n(IL-6)é", "  leading spaces", "a", "x" * 40 + " y"]
+    docs = [nlp.make_doc(t) for t in texts]
+    docs.append(docs[-4])  # one Doc object twice
+    spans = [span for doc_spans in nlp.get_pipe("transformer").model.attrs["get_spans"](docs) for span in doc_spans]
+    offsets = tokenizer([s.text for s in spans], return_offsets_mapping=True, padding="longest",
+                        return_tensors="np")["offset_mapping"]
+    ours, stock = align_by_offsets(spans, offsets), get_alignment_via_offset_mapping(spans, offsets)
+    assert ours.lengths.tolist() == stock.lengths.tolist() and ours.data.tolist() == stock.data.tolist()
+    assert ours.data.dtype == stock.data.dtype and len(ours.lengths) == sum(len(d) for d in docs[:-1])
+    assert ours.data.size > 0
