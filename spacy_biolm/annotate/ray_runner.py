@@ -16,6 +16,7 @@ node (a shared filesystem; or the model as an installed pipeline package, e.g. `
 Ray is imported only here (``pip install spacy-biolm[ray]``).
 """
 
+import time
 from pathlib import Path
 from typing import Iterable, Optional, Union
 
@@ -84,8 +85,6 @@ def annotate_on_ray(inputs: Iterable[Union[str, Path]], output_dir: Path, model:
     output_dir = Path(output_dir).resolve()
     todo, finished = plan_annotation(inputs, output_dir, min_free_mb)
     ray = _require_ray()
-    import time
-
     started = time.perf_counter()
     if not todo:
         return summarise([], finished, time.perf_counter() - started)

@@ -8,7 +8,8 @@ formats, told apart by the file name:
 * ``*.txt`` (``*.txt.gz``): one document a line (an abstract, a paragraph); its id is
   ``<file name>:<line number>``. A blank line is an empty document.
 * ``*.xml.gz`` / ``*.xml``: a PubMed baseline or update file; one record per ``PubmedArticle``,
-  id = its PMID, text = the title, then the abstract's paragraphs, separated by spaces.
+  id = its PMID, text = the title, then the abstract's paragraphs, separated by spaces (a
+  ``PubmedBookArticle`` is a reject: book records are not read).
 
 A record that cannot be read (malformed JSON, a missing id, an article without a PMID, broken
 XML) is a :class:`Reject` naming the file and line; reading goes on with the next record (broken
@@ -137,6 +138,10 @@ def _read_jsonl_line(path: Path, number: int, line: str):
     return Record(str(record_id), text, number)
 
 
+# The element whose text each capture state collects.
+_CAPTURED = {"PMID": "pmid", "ArticleTitle": "title", "AbstractText": "abstract"}
+
+
 class _PubmedHandler(xml.sax.ContentHandler):
     """Collects the PMID, title and abstract of each PubmedArticle as the parser streams by."""
 
@@ -158,7 +163,7 @@ class _PubmedHandler(xml.sax.ContentHandler):
     def startElement(self, name, attrs):  # noqa: N802
         parent = self._stack[-1] if self._stack else None
         self._stack.append(name)
-        if name == "PubmedArticle":
+        if name in ("PubmedArticle", "PubmedBookArticle"):
             self._article_line = self.locator.getLineNumber() if self.locator else 0
             self._pmid, self._title, self._abstract, self._capture = None, [], [], None
         elif name == "PMID" and parent == "MedlineCitation" and self._pmid is None:
@@ -179,10 +184,11 @@ class _PubmedHandler(xml.sax.ContentHandler):
 
     def endElement(self, name):  # noqa: N802
         self._stack.pop()
-        if name in ("PMID", "ArticleTitle", "AbstractText") and self._capture:
-            if (name, self._capture) in (("PMID", "pmid"), ("ArticleTitle", "title"), ("AbstractText", "abstract")):
-                self._capture = None
-        if name == "PubmedArticle":
+        if self._capture is not None and self._capture == _CAPTURED.get(name):
+            self._capture = None
+        if name == "PubmedBookArticle":
+            self.items.append(Reject(self.path, self._article_line, "PubmedBookArticle (a book record) is not read"))
+        elif name == "PubmedArticle":
             pmid = "".join(self._pmid or []).strip()
             if not pmid:
                 self.items.append(Reject(self.path, self._article_line, "PubmedArticle without a MedlineCitation/PMID"))

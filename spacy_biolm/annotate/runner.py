@@ -7,7 +7,7 @@ worker uses for it (:mod:`.ray_runner`), so both runners write the same files.
 
 import time
 from pathlib import Path
-from typing import Iterable, Iterator, List, Optional, Tuple, Union
+from typing import Callable, Iterable, Iterator, List, Optional, Tuple, Union
 
 from .readers import Record, find_input_shards, read_shard
 from .shards import DEFAULT_MIN_FREE_MB, OutputShard, ShardWriter, plan_output_shards, prepare_output_dir
@@ -69,7 +69,7 @@ def progress_bar(disable: bool = False):
 def annotate(inputs: Iterable[Union[str, Path]], output_dir: Path, model, *, n_process: int = 1,
              batch_size: int = 64, gpu_id: int = -1, docbin: bool = False,
              min_free_mb: float = DEFAULT_MIN_FREE_MB, show_progress: bool = True,
-             on_shard: Optional[callable] = None) -> dict:
+             on_shard: Optional[Callable[[dict], None]] = None) -> dict:
     """Annotate every input shard not finished yet into ``output_dir``; returns a summary.
 
     model: a pipeline package name, a pipeline folder or a loaded ``Language``. ``on_shard`` is
