@@ -96,6 +96,9 @@ def test_inference_benchmark_reports_speed_memory_and_ratios(tmp_path):
     assert abs(ratios["small_over_bert_base_pipeline"] - speed["pipeline"] / speed["bert_base_pipeline"]) < 0.01
     assert abs(ratios["pipeline_over_pipeline_stock"] - speed["pipeline"] / speed["pipeline_stock"]) < 0.01
     assert report["targets"]["pipeline_over_raw_forward"]["met"] == (ratios["pipeline_over_raw_forward"] >= 0.85)
+    cpu = {name: configs[name]["cpu_seconds"] for name in ("pipeline", "pipeline_stock", "raw_forward")}
+    assert all(value > 0 for value in cpu.values())
+    assert abs(report["ratios_cpu"]["pipeline_over_raw_forward"] - cpu["raw_forward"] / cpu["pipeline"]) < 0.01
     # The length-sorted batches pad less than the stock ones, over the same real wordpieces.
     ours, stock = configs["pipeline"], configs["pipeline_stock"]
     assert ours["real_wordpieces"] == stock["real_wordpieces"] > 0
