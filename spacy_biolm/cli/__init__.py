@@ -10,6 +10,7 @@ One sub-app per area, each command a thin wrapper over a library function:
     spacy-biolm docs       steps-table, scores-table
     spacy-biolm bench      list, run
     spacy-biolm release    package
+    spacy-biolm annotate   INPUT... OUTPUT (a corpus through a pipeline, one machine or Ray)
 
 ``python -m spacy_biolm ...`` runs the same app with the running interpreter (what project.yml uses).
 """
@@ -18,6 +19,7 @@ import typer
 
 from . import bench, data, docs, evaluate, pretrain, qa, relations
 from . import release
+from .annotate import annotate_cli
 
 __all__ = ["app", "main"]
 
@@ -38,6 +40,8 @@ app.add_typer(evaluate.app, name="evaluate")
 app.add_typer(docs.app, name="docs")
 app.add_typer(bench.app, name="bench")
 app.add_typer(release.app, name="release")
+# One command, not a sub-app: `spacy-biolm annotate INPUT... OUTPUT`.
+app.command("annotate")(annotate_cli)
 
 
 def main() -> None:

@@ -46,6 +46,8 @@ __all__ = [
     "with_length_sorted_prediction",
     "length_sorted_chunks",
     "length_sorted_forward",
+    "split_by_doc",
+    "align_by_offsets",
 ]
 
 
@@ -184,7 +186,7 @@ def length_sorted_forward(model, docs, is_train: bool):
     budget = model.attrs.get("max_batch_tokens", 0)
     if is_train or budget <= 0:
         return forward(model, docs, is_train)
-    from spacy_transformers.align import get_alignment, get_alignment_via_offset_mapping
+    from spacy_transformers.align import get_alignment
     from spacy_transformers.data_classes import FullTransformerBatch
     from spacy_transformers.truncate import truncate_oversize_splits
     from spacy_transformers.util import maybe_flush_pytorch_cache
@@ -195,14 +197,19 @@ def length_sorted_forward(model, docs, is_train: bool):
     tokenizer = model.tokenizer
     nested_spans = model.attrs["get_spans"](docs)
     flat_spans = [span for doc_spans in nested_spans for span in doc_spans]
-    batch_encoding, wordpieces = _tokenize(tokenizer, [span.text for span in flat_spans])
+    # A span's text sliced from its Doc's text: Span.text joins one Token object per token.
+    texts = [span.doc.text[span.start_char:span.end_char] for span in flat_spans]
+    batch_encoding, wordpieces = _tokenize(tokenizer, texts)
     if "offset_mapping" in batch_encoding:
-        align = get_alignment_via_offset_mapping(flat_spans, batch_encoding["offset_mapping"])
+        align = align_by_offsets(flat_spans, batch_encoding["offset_mapping"])
     else:
         align = get_alignment(flat_spans, wordpieces.strings, tokenizer.all_special_tokens)
     wordpieces, align = truncate_oversize_splits(wordpieces, align, tokenizer.model_max_length)
     model_output = _predict_sorted(model, wordpieces, budget)
     output = FullTransformerBatch(spans=nested_spans, wordpieces=wordpieces, model_output=model_output, align=align)
+    # Split per Doc now, by arithmetic: the stock split (on first use of ``doc_data``) builds a
+    # Token -> position dict over every token of the batch, ~10% of a tiny pipeline's time.
+    output.cached_doc_data = split_by_doc(output)
 
     def backprop(d_output):
         raise ValueError("length-sorted prediction has no backward pass (it runs with is_train=False only)")
@@ -299,3 +306,101 @@ def _scatter(assembled: dict, out, index, length: int, n_rows: int, width: int) 
                 targets[i][index, :length] = part
             else:  # one vector per window (e.g. BERT's pooler_output)
                 targets[i][index] = part
+
+
+def split_by_doc(batch) -> list:
+    """``FullTransformerBatch.split_by_doc`` (one ``TransformerData`` per Doc, the same slices of the
+    same arrays) without its Token -> position dictionary: a Doc's tokens sit in the batch's
+    alignment at the Doc's offset (the tokens of the Docs before it) plus the token index."""
+    from spacy_transformers.data_classes import TransformerData
+    from thinc.api import torch2xp
+    from transformers.file_utils import ModelOutput
+
+    import torch
+
+    rows = batch.model_output.last_hidden_state.shape[0]
+    outputs_xp = {}
+    for key, value in batch.model_output.items():  # as the stock split converts them
+        if isinstance(value, torch.Tensor):
+            outputs_xp[key] = torch2xp(value)
+        elif isinstance(value, tuple) and all(isinstance(t, torch.Tensor) and t.shape[0] == rows for t in value):
+            outputs_xp[key] = [torch2xp(t) for t in value]
+    doc_offsets, next_offset = {}, 0
+    for doc_spans in batch.spans:  # the stock order: Docs by their first span, each counted once
+        for span in doc_spans:
+            if id(span.doc) not in doc_offsets:
+                doc_offsets[id(span.doc)] = next_offset
+                next_offset += len(span.doc)
+    result, start, prev_wordpieces = [], 0, 0
+    for doc_spans in batch.spans:
+        if len(doc_spans) == 0 or len(doc_spans[0]) == 0:
+            result.append(TransformerData.empty())
+            continue
+        offset = doc_offsets[id(doc_spans[0].doc)]
+        end = start + len(doc_spans)
+        doc_wordpieces = batch.wordpieces[start:end]
+        doc_align = batch.align[offset + doc_spans[0].start:offset + doc_spans[-1].end]
+        doc_align.data = doc_align.data - prev_wordpieces
+        model_output = ModelOutput()
+        for key, value in outputs_xp.items():
+            model_output[key] = [t[start:end] for t in value] if isinstance(value, list) else value[start:end]
+        result.append(TransformerData(wordpieces=doc_wordpieces, model_output=model_output, align=doc_align))
+        prev_wordpieces += doc_wordpieces.input_ids.size
+        start = end
+    return result
+
+
+def align_by_offsets(spans, offset_mapping):
+    """spacy-transformers' ``get_alignment_via_offset_mapping`` (for each token of the spans' Docs, the
+    flat indices of the wordpieces whose characters it covers, sorted), computed with numpy over
+    the whole batch instead of one Python object per token and per wordpiece.
+
+    As there, a character maps to the last token starting at or before it whose text, plus the one
+    character after it, covers it; a wordpiece goes to every token one of its characters maps to;
+    tokens are numbered Doc by Doc (in order of first appearance), every token of each Doc."""
+    from spacy.attrs import IDX, LENGTH
+    from thinc.types import Ragged
+
+    offset_mapping = numpy.asarray(offset_mapping, dtype=numpy.int64)
+    if len(spans) != len(offset_mapping):
+        raise ValueError("Cannot align batches of different sizes.")
+    n_rows = len(spans)
+    width = offset_mapping.shape[1] if offset_mapping.ndim == 3 else 0
+    doc_offsets, doc_arrays, n_tokens = {}, {}, 0
+    for span in spans:
+        if id(span.doc) not in doc_offsets:
+            doc_offsets[id(span.doc)] = n_tokens
+            doc_arrays[id(span.doc)] = span.doc.to_array([IDX, LENGTH]).reshape(-1, 2).astype(numpy.int64)
+            n_tokens += len(span.doc)
+    # Every span's tokens, concatenated: character starts relative to the span, shifted so that all
+    # rows share one sorted axis (row r occupies [row_base[r], row_base[r] + len(span.text) + 1)).
+    positions, starts, ends, row_base, row_chars, base = [], [], [], numpy.zeros(n_rows, numpy.int64), numpy.zeros(n_rows, numpy.int64), 0
+    for row, span in enumerate(spans):
+        if len(span) == 0:
+            continue
+        arrays = doc_arrays[id(span.doc)][span.start:span.end]
+        relative = arrays[:, 0] - arrays[0, 0]
+        chars = int(relative[-1] + arrays[-1, 1]) + 1  # len(span.text) + 1
+        positions.append(doc_offsets[id(span.doc)] + numpy.arange(span.start, span.end))
+        starts.append(base + relative)
+        ends.append(base + relative + arrays[:, 1] + 1)  # exclusive: the token and the character after it
+        row_base[row], row_chars[row] = base, chars
+        base += chars
+    if not positions or width == 0:
+        return Ragged(numpy.zeros(0, dtype="i"), numpy.zeros(n_tokens, dtype="i"))
+    positions, starts, ends = numpy.concatenate(positions), numpy.concatenate(starts), numpy.concatenate(ends)
+    # One entry per character of every wordpiece.
+    wp_start = offset_mapping[:, :, 0].reshape(-1)
+    wp_end = offset_mapping[:, :, 1].reshape(-1)
+    counts = numpy.maximum(wp_end - wp_start, 0)
+    wordpiece = numpy.repeat(numpy.arange(n_rows * width), counts)
+    first = numpy.cumsum(counts) - counts
+    char = numpy.repeat(wp_start, counts) + (numpy.arange(int(counts.sum())) - numpy.repeat(first, counts))
+    row = wordpiece // width
+    inside = (char >= 0) & (char < row_chars[row])
+    wordpiece, char = wordpiece[inside], row_base[row[inside]] + char[inside]
+    token = numpy.searchsorted(starts, char, side="right") - 1
+    covered = (token >= 0) & (char < ends[numpy.maximum(token, 0)])
+    pairs = numpy.unique(positions[token[covered]] * (n_rows * width) + wordpiece[covered])
+    owner = pairs // (n_rows * width)
+    return Ragged((pairs % (n_rows * width)).astype("i"), numpy.bincount(owner, minlength=n_tokens).astype("i"))

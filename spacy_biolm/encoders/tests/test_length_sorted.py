@@ -7,7 +7,12 @@ import spacy
 from spacy.training import Example
 from thinc.api import Adam
 
-from spacy_biolm.encoders.length_sorted import length_sorted_chunks, length_sorted_forward
+from spacy_biolm.encoders.length_sorted import (
+    align_by_offsets,
+    length_sorted_chunks,
+    length_sorted_forward,
+    split_by_doc,
+)
 from spacy_biolm.testing import REPO
 
 TEXTS = [
@@ -135,3 +140,38 @@ def test_hidden_states_are_reassembled_and_attentions_refused(tiny_qa_encoder):
         _pipeline(tiny_qa_encoder, transformer_config={"output_attentions": True})
     with pytest.raises(ValueError, match="max_batch_tokens"):
         _pipeline(tiny_qa_encoder, max_batch_tokens=-1)
+
+
+def test_split_by_doc_gives_the_stock_split(nlp):
+    # Empty Docs, a Doc of several windows, and one Doc object twice in the batch.
+    docs = [nlp.make_doc(t) for t in TEXTS]
+    docs.append(docs[2])
+    batch = nlp.get_pipe("transformer").model.predict(docs)
+    ours = batch.cached_doc_data
+    assert ours is not None and len(ours) == len(docs)
+    batch.cached_doc_data = None
+    stock = batch.split_by_doc()
+    assert [len(d.align) for d in ours] == [len(d) for d in docs]
+    for a, b in zip(ours, stock):
+        assert a.align.lengths.tolist() == b.align.lengths.tolist() and a.align.data.tolist() == b.align.data.tolist()
+        assert a.wordpieces.strings == b.wordpieces.strings
+        assert sorted(a.model_output) == sorted(b.model_output)
+        for key in a.model_output:
+            assert numpy.array_equal(numpy.asarray(a.model_output[key]), numpy.asarray(b.model_output[key]))
+    assert split_by_doc(batch)[4].align.data.tolist() == stock[4].align.data.tolist()
+
+
+def test_alignment_by_offsets_equals_spacy_transformers(nlp):
+    from spacy_transformers.align import get_alignment_via_offset_mapping
+
+    tokenizer = nlp.get_pipe("transformer").model.tokenizer
+    texts = TEXTS + ["BRCA1,TP53 ; naïve  T-cells\n(IL-6)é", "  leading spaces", "a", "x" * 40 + " y"]
+    docs = [nlp.make_doc(t) for t in texts]
+    docs.append(docs[-4])  # one Doc object twice
+    spans = [span for doc_spans in nlp.get_pipe("transformer").model.attrs["get_spans"](docs) for span in doc_spans]
+    offsets = tokenizer([s.text for s in spans], return_offsets_mapping=True, padding="longest",
+                        return_tensors="np")["offset_mapping"]
+    ours, stock = align_by_offsets(spans, offsets), get_alignment_via_offset_mapping(spans, offsets)
+    assert ours.lengths.tolist() == stock.lengths.tolist() and ours.data.tolist() == stock.data.tolist()
+    assert ours.data.dtype == stock.data.dtype and len(ours.lengths) == sum(len(d) for d in docs[:-1])
+    assert ours.data.size > 0

@@ -1,0 +1,87 @@
+"""Annotating a corpus on one machine: records for every document, rejects kept, and a run killed
+midway that resumes into the same output as an uninterrupted one."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from spacy_biolm.annotate import annotate
+from spacy_biolm.testing import REPO
+
+from .conftest import write_inputs
+
+
+def _outputs(folder):
+    """Every output file's bytes (no temporary files may be left)."""
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_annotate_writes_a_record_per_document_and_keeps_rejects(tmp_path, ner_pipeline_dir):
+    import spacy
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    (inputs / "a.jsonl").write_text(
+        json.dumps({"id": "1", "text": "Germline mutations in BRCA1 cause ovarian cancer ."}) + "\n"
+        + "{broken\n" + json.dumps({"id": "2", "text": ""}) + "\n", encoding="utf8")
+    (inputs / "b.txt").write_text("Mutations in TP53 cause colorectal cancer .\n", encoding="utf8")
+    nlp = spacy.load(ner_pipeline_dir)
+    summary = annotate([inputs], tmp_path / "out", nlp, batch_size=2, docbin=True, show_progress=False)
+    assert (summary["shards_written"], summary["documents"], summary["rejects"]) == (2, 3, 1)
+    records = [json.loads(line) for line in (tmp_path / "out" / "a.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in records] == ["1", "2"]
+    assert records[1] == {"id": "2", "text": "", "entities": [], "relations": [], "sentences": []}
+    expected = nlp(records[0]["text"])
+    assert [(e["start"], e["end"], e["label"]) for e in records[0]["entities"]] == [
+        (e.start_char, e.end_char, e.label_) for e in expected.ents]
+    assert records[0]["sentences"] == [{"start": 0, "end": len(records[0]["text"])}]
+    assert json.loads((tmp_path / "out" / "a.rejects.jsonl").read_text())["line"] == 2
+    assert json.loads((tmp_path / "out" / "b.jsonl").read_text())["id"] == "b.txt:1"
+    assert sorted(_outputs(tmp_path / "out")) == ["a.jsonl", "a.rejects.jsonl", "a.spacy", "b.jsonl", "b.spacy"]
+    # A rerun finds everything done and writes nothing.
+    again = annotate([inputs], tmp_path / "out", nlp, show_progress=False)
+    assert (again["shards_written"], again["shards_skipped"]) == (0, 2)
+
+
+def _annotate_command(inputs, output, model):
+    return [sys.executable, "-m", "spacy_biolm", "annotate", str(inputs), str(output), "--model", str(model),
+            "--batch-size", "4"]
+
+
+def test_killed_run_resumes_into_the_output_of_an_uninterrupted_run(tmp_path, ner_pipeline_dir):
+    inputs = write_inputs(tmp_path / "in", n_shards=8, docs_per_shard=12)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    killed = tmp_path / "killed"
+    process = subprocess.Popen(_annotate_command(inputs, killed, ner_pipeline_dir), cwd=REPO, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while process.poll() is None and time.monotonic() < deadline:
+        if killed.is_dir() and len([p for p in killed.glob("*.jsonl")]) >= 3:
+            process.send_signal(signal.SIGKILL)
+            break
+        time.sleep(0.02)
+    assert process.wait() == -signal.SIGKILL, "the run finished before it could be killed"
+    finished_before = sorted(p.name for p in killed.glob("*.jsonl"))
+    assert 3 <= len(finished_before) < 8
+    subprocess.run(_annotate_command(inputs, killed, ner_pipeline_dir), cwd=REPO, env=env, check=True,
+                   capture_output=True)
+    uninterrupted = tmp_path / "uninterrupted"  # in this process: the same code, one interpreter start less
+    annotate([inputs], uninterrupted, ner_pipeline_dir, batch_size=4, show_progress=False)
+    resumed = _outputs(killed)
+    assert resumed == _outputs(uninterrupted)
+    assert sorted(resumed) == [f"part{i:02d}.jsonl" for i in range(8)]
+    ids = [json.loads(line)["id"] for name in sorted(resumed) for line in resumed[name].decode().splitlines()]
+    assert ids == [f"s{s}-{i}" for s in range(8) for i in range(12)]  # none lost, none twice
+    assert sum(len(json.loads(line)["entities"]) for line in resumed["part00.jsonl"].decode().splitlines()) > 0
+
+
+def test_bad_arguments_fail_before_loading_anything(tmp_path):
+    with pytest.raises(ValueError, match="--n-process and --batch-size must be >= 1"):
+        annotate([tmp_path], tmp_path / "out", "no-such-model", n_process=0)
+    with pytest.raises(FileNotFoundError, match="missing.jsonl"):
+        annotate([tmp_path / "missing.jsonl"], tmp_path / "out", "no-such-model")
