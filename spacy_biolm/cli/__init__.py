@@ -17,8 +17,7 @@ One sub-app per area, each command a thin wrapper over a library function:
 
 import typer
 
-from . import bench, data, docs, evaluate, pretrain, qa, relations
-from . import release
+from . import bench, data, docs, evaluate, pretrain, qa, relations, release
 from .annotate import annotate_cli
 
 __all__ = ["app", "main"]
