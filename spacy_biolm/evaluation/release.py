@@ -26,6 +26,8 @@ RELEASE_METRICS: Dict[str, Tuple[str, str, List[Tuple[str, str]]]] = {
                     [("answer_em", "EM"), ("answer_f1", "F1")]),
     "answer_reranker": ("answer-sentence ranking", "BioASQ reranking test (Bio-ELECTRA)",
                         [("rerank_mrr", "MRR")]),
+    "hallmarks": ("hallmarks of cancer (document classes, `doc.cats`)", "HoC test (fixed PMID split)",
+                  [("cats_micro_f", "micro F1"), ("cats_macro_f", "macro F1")]),
 }
 
 
