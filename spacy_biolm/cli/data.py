@@ -32,14 +32,20 @@ def collect_text_cli(
     output: Path = typer.Argument(..., help="Text file to write (one sentence per line, blank line between documents)"),
     sources: List[Path] = typer.Argument(..., help="Source files: .txt (doc per line), .csv, .jsonl, CoNLL .tsv (training splits only)"),
     stats_path: Optional[Path] = typer.Option(None, "--stats", help="Write per-source counts as JSON"),
+    exclude: List[Path] = typer.Option([], "--exclude", help="Evaluation file (HoC .jsonl, CoNLL dev/test .tsv; repeatable) whose sentences are left out"),
 ):
-    """Gather pretraining text from raw corpora into one file."""
+    """Gather pretraining text from raw corpora into one file, without the sentences of the
+    evaluation files given with --exclude."""
+    from ..pretraining.leakage import evaluation_files_sentences, words_of
     from ..pretraining.text import collect_text
 
-    stats = collect_text(sources, output)
+    with user_errors():
+        excluded = {tuple(words_of(sentence)) for _, sentence in evaluation_files_sentences(exclude)}
+    stats = collect_text(sources, output, exclude=excluded)
     rows = [(src, s["documents"], s["sentences"], s["words"]) for src, s in stats.to_dict()["sources"].items()]
     msg.table(rows, header=("source", "documents", "sentences", "words"), divider=True)
-    msg.good(f"Wrote {stats.total('words'):,} words in {stats.total('sentences'):,} sentences to {output}")
+    msg.good(f"Wrote {stats.total('words'):,} words in {stats.total('sentences'):,} sentences to {output}"
+             + (f" ({stats.total('excluded'):,} sentences of evaluation sets left out)" if exclude else ""))
     if stats_path:
         stats_path.parent.mkdir(parents=True, exist_ok=True)
         stats_path.write_text(json.dumps(stats.to_dict(), indent=2), encoding="utf8")

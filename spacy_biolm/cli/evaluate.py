@@ -140,7 +140,7 @@ def hoc_thresholds_cli(
 def hoc_cli(
     ctx: typer.Context,
     output: Path = typer.Argument(..., help="Results JSON to write (e.g. metrics/hoc_seeds.json)"),
-    configs: List[str] = typer.Argument(..., help='NAME=CONFIG pairs, e.g. "MiniLM-L6=configs/hoc.cfg" "spaCy bag-of-words=configs/hoc_bow.cfg"'),
+    configs: List[str] = typer.Option(..., "--config", "-c", help='NAME=CONFIG (repeatable), e.g. "ours=configs/hoc.cfg", "spaCy bag-of-words=configs/hoc_bow.cfg"'),
     runs_dir: Path = typer.Option(Path("training/hoc_seeds"), "--runs", help="Runs go to RUNS/<config stem>/seed_N"),
     corpus: Path = typer.Option(Path("corpus/hoc"), "--corpus", help="Folder with train.spacy, dev.spacy, test.spacy"),
     n_seeds: int = typer.Option(3, "--seeds", help="Number of seeds"),
