@@ -130,3 +130,26 @@ def test_table_shows_mean_std_of_each_row_and_says_when_no_paper_numbers_exist(t
     empty = tmp_path / "none.json"
     empty.write_text("{}")
     assert hoc_table(result, empty).endswith(f"No published HoC scores in {empty}.")
+
+
+def test_thresholds_and_test_commands_write_the_config_the_table_and_the_release_scores(bow_pipeline, tmp_path):
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+
+    model = tmp_path / "model"
+    shutil.copytree(bow_pipeline[0], model)
+    untuned = CliRunner().invoke(app, ["evaluate", "hoc-test", str(tmp_path / "r.json"), f"bow={model}", "--test", str(bow_pipeline[1])])
+    assert untuned.exit_code == 1 and "tune the thresholds first" in untuned.output
+    tuned = CliRunner().invoke(app, ["evaluate", "hoc-thresholds", str(model), str(bow_pipeline[1])])
+    assert tuned.exit_code == 0, tuned.output
+    result = CliRunner().invoke(app, ["evaluate", "hoc-test", str(tmp_path / "r.json"), f"bow={model}", "--test",
+                                      str(bow_pipeline[1]), "--table", str(tmp_path / "t.md"),
+                                      "--model-scores", str(tmp_path / "flat.json")])
+    assert result.exit_code == 0, result.output
+    flat = json.loads((tmp_path / "flat.json").read_text())
+    assert flat["thresholds"] == json.loads((model / "thresholds.json").read_text())["thresholds"]
+    assert "one trained pipeline each" in (tmp_path / "t.md").read_text()
+    assert f"| bow (ours) | 1 | {100 * flat['cats_micro_f']:.2f} (0.00) |" in (tmp_path / "t.md").read_text()
