@@ -36,6 +36,8 @@ SMOKE_VARS = {
     "qa_yes_no_seconds": "5",
     "qa_answer_span_seconds": "5",
     "qa_reranker_seconds": "5",
+    "hoc_steps": "3",
+    "hoc_eval_frequency": "3",
 }
 
 
@@ -77,10 +79,15 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert qa["answer_reranker"]["rerank_mrr"] is not None
     assert "(paper)" in (project / "metrics/qa_results.md").read_text()
 
+    hoc = json.loads((project / "metrics/hoc_test.json").read_text())
+    assert list(hoc["rows"]) == ["Bio-ELECTRA tiny", "spaCy bag-of-words"]
+    assert {"cats_micro_f", "cats_macro_f"} <= set(hoc["rows"]["spaCy bag-of-words"]["runs"][0])
+    assert "| spaCy bag-of-words (ours) |" in (project / "metrics/hoc.md").read_text()
+
     assert {"ents_f"} <= set(json.loads((project / "metrics/ner_gene_test.json").read_text()))
     meta = json.loads((project / "metrics/release_meta.json").read_text())
     assert {"ner_ents_f", "ner_gene_ents_f", "relation_extractor_rel_micro_f", "yes_no_yes_no_f_no",
-            "answer_span_answer_f1", "answer_reranker_rerank_mrr"} <= set(meta["performance"])
+            "answer_span_answer_f1", "answer_reranker_rerank_mrr", "hallmarks_cats_micro_f"} <= set(meta["performance"])
     assert "| `answer_reranker` |" in (project / "metrics/release.md").read_text()
 
     wheels = list((project / "packages").glob("*/dist/en_bio_electra-*.whl"))
@@ -91,6 +98,7 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
         "import spacy; from spacy_biolm import make_question_doc; nlp = spacy.load('en_bio_electra'); "
         "doc = nlp('Germline mutations in BRCA1 cause hereditary breast cancer.'); "
         "print(nlp.pipe_names, nlp.disabled, len(doc), [(e.text, e.label_) for e in doc.ents], doc._.relations); "
+        "print(len(doc.cats), 'Resisting cell death' in doc.cats); "
         "answers = nlp.get_pipe('answer_span')(make_question_doc(nlp, 'Which gene?', 'Mutations in BRCA1.')); "
         "print(len(answers.spans['answers']) > 0, sorted(nlp.get_pipe('yes_no')(make_question_doc(nlp, 'Is it?', 'It is.')).cats))"
     )
@@ -98,6 +106,7 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     shutil.rmtree(project / "training")
     out = _run([sys.executable, "-c", code], cwd=tmp_path, env={"PYTHONPATH": str(site)})
     lines = out.stdout.splitlines()
-    assert lines[0].startswith("['transformer', 'ner', 'ner_gene', 'relation_extractor'] "
+    assert lines[0].startswith("['transformer', 'ner', 'ner_gene', 'relation_extractor', 'hallmarks'] "
                                "['yes_no', 'answer_span', 'answer_reranker'] 9 ")  # Germline ... cancer + '.'
-    assert lines[1] == "True ['no', 'yes']"
+    assert lines[1] == "10 True"  # the 10 hallmarks of cancer in doc.cats
+    assert lines[2] == "True ['no', 'yes']"

@@ -2,11 +2,11 @@
 
 One sub-app per area, each command a thin wrapper over a library function:
 
-    spacy-biolm data       assets, collect-text, convert, convert-splits
+    spacy-biolm data       assets, collect-text, convert, convert-splits, hoc-split, convert-hoc
     spacy-biolm pretrain   vocab, extend-vocab, run
     spacy-biolm relations  convert, train, evaluate, cv, table
     spacy-biolm qa         convert, corpora, evaluate, evaluate-project
-    spacy-biolm evaluate   seeds, encoders, seeds-table, tune, ner-table, release-meta
+    spacy-biolm evaluate   seeds, encoders, seeds-table, tune, ner-table, release-meta, hoc, hoc-thresholds, hoc-test
     spacy-biolm docs       steps-table, scores-table
     spacy-biolm bench      list, run
     spacy-biolm release    package

@@ -11,7 +11,7 @@ from ._common import sub_app, user_errors
 
 __all__ = ["app"]
 
-app = sub_app("Corpora: fetch the assets, gather pretraining text, convert NER corpora to DocBins.")
+app = sub_app("Corpora: fetch the assets, gather pretraining text, convert NER corpora and HoC to DocBins.")
 
 
 @app.command("assets")
@@ -32,14 +32,20 @@ def collect_text_cli(
     output: Path = typer.Argument(..., help="Text file to write (one sentence per line, blank line between documents)"),
     sources: List[Path] = typer.Argument(..., help="Source files: .txt (doc per line), .csv, .jsonl, CoNLL .tsv (training splits only)"),
     stats_path: Optional[Path] = typer.Option(None, "--stats", help="Write per-source counts as JSON"),
+    exclude: List[Path] = typer.Option([], "--exclude", help="Evaluation file (HoC .jsonl, CoNLL dev/test .tsv; repeatable) whose sentences are left out"),
 ):
-    """Gather pretraining text from raw corpora into one file."""
+    """Gather pretraining text from raw corpora into one file, without the sentences of the
+    evaluation files given with --exclude."""
+    from ..pretraining.leakage import evaluation_files_sentences, words_of
     from ..pretraining.text import collect_text
 
-    stats = collect_text(sources, output)
+    with user_errors():
+        excluded = {tuple(words_of(sentence)) for _, sentence in evaluation_files_sentences(exclude)}
+    stats = collect_text(sources, output, exclude=excluded)
     rows = [(src, s["documents"], s["sentences"], s["words"]) for src, s in stats.to_dict()["sources"].items()]
     msg.table(rows, header=("source", "documents", "sentences", "words"), divider=True)
-    msg.good(f"Wrote {stats.total('words'):,} words in {stats.total('sentences'):,} sentences to {output}")
+    msg.good(f"Wrote {stats.total('words'):,} words in {stats.total('sentences'):,} sentences to {output}"
+             + (f" ({stats.total('excluded'):,} sentences of evaluation sets left out)" if exclude else ""))
     if stats_path:
         stats_path.parent.mkdir(parents=True, exist_ok=True)
         stats_path.write_text(json.dumps(stats.to_dict(), indent=2), encoding="utf8")
@@ -84,3 +90,40 @@ def convert_splits_cli(
         report = convert_ner_splits(input_dir, output_dir, scheme=scheme, label=label, relabel=parse_label_map(relabel))
     for split, stats in report.items():
         msg.good(f"{stats['input']} -> {stats['output']}: {json.dumps(stats)}")
+
+
+HOC_SPLIT_HELP = "PMID split file (JSON: train, dev, test lists)"
+
+
+@app.command("hoc-split")
+def hoc_split_cli(
+    input_path: Path = typer.Argument(..., help="HoC JSON lines (hoc.jsonl)"),
+    output: Path = typer.Argument(Path("configs/splits/hoc_split.json"), help=HOC_SPLIT_HELP + " to write"),
+    seed: int = typer.Option(0, "--seed", help="Seed of the shuffle"),
+):
+    """Draw the fixed 70/10/20 train/dev/test split of the Hallmarks of Cancer corpus by PMID."""
+    from ..corpora.hoc import make_split, read_hoc, write_split
+
+    with user_errors():
+        split = make_split([a.pmid for a in read_hoc(input_path)], seed=seed)
+        write_split(output, split, seed=seed, source=input_path.name)
+    msg.good(f"{output}: " + ", ".join(f"{len(v)} {k}" for k, v in split.items()))
+
+
+@app.command("convert-hoc")
+def convert_hoc_cli(
+    input_path: Path = typer.Argument(..., help="HoC JSON lines (hoc.jsonl)"),
+    output_dir: Path = typer.Argument(..., help="Directory for train.spacy, dev.spacy and test.spacy"),
+    split: Path = typer.Option(Path("configs/splits/hoc_split.json"), "--split", help=HOC_SPLIT_HELP),
+    stats_path: Optional[Path] = typer.Option(None, "--stats", help="Write the per-split counts as JSON"),
+):
+    """Convert the Hallmarks of Cancer corpus to DocBins: the 10 hallmarks in doc.cats, sentence labels in doc.spans["hoc_sentences"]."""
+    from ..corpora.hoc import convert_hoc
+
+    with user_errors():
+        report = convert_hoc(input_path, split, output_dir)
+    for name, stats in report.items():
+        msg.good(f"{name}: {stats['documents']} documents ({stats['without_hallmark']} without a hallmark) -> {stats['output']}")
+    if stats_path:
+        stats_path.parent.mkdir(parents=True, exist_ok=True)
+        stats_path.write_text(json.dumps(report, indent=2), encoding="utf8")

@@ -161,3 +161,81 @@ def release_meta_cli(
             baselines.setdefault(component, {})[title] = Path(path)
         run_info = {key: str(value) for key, value in parse_named_paths(run).items()}
         print(write_release_meta(base_meta, output, parse_named_paths(metrics), table, results, baselines, paper, run_info))
+
+
+@app.command("hoc-thresholds")
+def hoc_thresholds_cli(
+    model_dir: Path = typer.Argument(..., help="Trained pipeline with a textcat_multilabel (e.g. training/hoc/model-best); updated in place"),
+    dev_path: Path = typer.Argument(..., help="Dev DocBin (corpus/hoc/dev.spacy)"),
+    output: Optional[Path] = typer.Option(None, "--output", help="Also write the thresholds and dev scores here (JSON)"),
+    gpu_id: int = gpu_option(),
+):
+    """Tune one threshold per label on dev (the F1-best of 0.05 ... 0.95) and store them in the
+    pipeline's config as its textcat scorer, so `spacy.load` and `spacy evaluate` use them."""
+    import json
+
+    from ..evaluation.hoc import tune_pipeline_thresholds
+
+    with user_errors():
+        result = tune_pipeline_thresholds(model_dir, dev_path, use_gpu=gpu_id)
+    before, after = result["dev_untuned"], result["dev_tuned"]
+    msg.good(f"{model_dir}: dev micro F1 {100 * before['cats_micro_f']:.2f} -> {100 * after['cats_micro_f']:.2f}, "
+             f"macro F1 {100 * before['cats_macro_f']:.2f} -> {100 * after['cats_macro_f']:.2f} with per-label thresholds")
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps(result, indent=2), encoding="utf8")
+
+
+@app.command("hoc", context_settings=PASS_OVERRIDES)
+def hoc_cli(
+    ctx: typer.Context,
+    output: Path = typer.Argument(..., help="Results JSON to write (e.g. metrics/hoc_seeds.json)"),
+    configs: List[str] = typer.Option(..., "--config", "-c", help='NAME=CONFIG (repeatable), e.g. "ours=configs/hoc.cfg", "spaCy bag-of-words=configs/hoc_bow.cfg"'),
+    runs_dir: Path = typer.Option(Path("training/hoc_seeds"), "--runs", help="Runs go to RUNS/<config stem>/seed_N"),
+    corpus: Path = typer.Option(Path("corpus/hoc"), "--corpus", help="Folder with train.spacy, dev.spacy, test.spacy"),
+    n_seeds: int = typer.Option(3, "--seeds", help="Number of seeds"),
+    first_seed: int = typer.Option(1, "--first-seed"),
+    table: Optional[Path] = typer.Option(None, "--table", help="Markdown table to write"),
+    paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json (published HoC rows, if it has any)"),
+    gpu_id: int = gpu_option(),
+):
+    """HoC over several seeds: train each config per seed (the baseline in the same run), tune its
+    thresholds on dev, test; micro and macro F1 as mean (std). Scored seeds are reused when re-run.
+    Extra ``--section.key value`` options override every config."""
+    from ..evaluation.hoc import evaluate_hoc_seeds, write_hoc_results
+    from ..evaluation.tables import parse_named_paths
+
+    with user_errors():
+        named = parse_named_paths(configs)
+    seeds = list(range(first_seed, first_seed + n_seeds))
+    with user_errors(FileNotFoundError):
+        result = evaluate_hoc_seeds(named, runs_dir, corpus / "train.spacy", corpus / "dev.spacy", corpus / "test.spacy",
+                                    seeds, config_overrides(ctx), use_gpu=gpu_id)
+    print(write_hoc_results(result, output, table, paper)[0])
+
+
+@app.command("hoc-test")
+def hoc_test_cli(
+    output: Path = typer.Argument(..., help="Results JSON to write (e.g. metrics/hoc_test.json)"),
+    models: List[str] = typer.Argument(..., help="NAME=MODEL_DIR pairs of trained pipelines whose thresholds were tuned"),
+    test: Path = typer.Option(Path("corpus/hoc/test.spacy"), "--test", help="Test DocBin"),
+    table: Optional[Path] = typer.Option(None, "--table", help="Markdown table to write"),
+    paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json (published HoC rows, if it has any)"),
+    model_scores: Optional[Path] = typer.Option(None, "--model-scores", help="Also write the first model's test scores as flat JSON (what release-meta reads)"),
+    baseline_scores: Optional[Path] = typer.Option(None, "--baseline-scores", help="Also write the second model's (the baseline's) test scores as flat JSON"),
+    gpu_id: int = gpu_option(),
+):
+    """Score trained HoC pipelines (tuned with hoc-thresholds) on the test split: micro and macro F1
+    beside each other, as JSON and a Markdown table."""
+    from ..evaluation.hoc import evaluate_hoc_models, write_hoc_results
+    from ..evaluation.tables import parse_named_paths
+
+    with user_errors():
+        named = parse_named_paths(models)
+        result = evaluate_hoc_models(named, test, use_gpu=gpu_id)
+    print(write_hoc_results(result, output, table, paper)[0])
+    rows = list(result["rows"].values())
+    for position, path in [(0, model_scores), (1, baseline_scores)]:
+        if path and position < len(rows):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(rows[position]["runs"][0], indent=2), encoding="utf8")

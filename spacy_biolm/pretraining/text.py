@@ -16,7 +16,7 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Sequence
+from typing import AbstractSet, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ..errors import CorpusFormatError, PretrainingDataError
 
@@ -34,6 +34,8 @@ class TextStats:
     documents: Dict[str, int] = field(default_factory=dict)
     sentences: Dict[str, int] = field(default_factory=dict)
     words: Dict[str, int] = field(default_factory=dict)
+    # Sentences left out because an evaluation set has them (collect_text's ``exclude``).
+    excluded: Dict[str, int] = field(default_factory=dict)
 
     def total(self, what: str) -> int:
         return sum(getattr(self, what).values())
@@ -45,12 +47,14 @@ class TextStats:
                     "documents": self.documents[src],
                     "sentences": self.sentences[src],
                     "words": self.words[src],
+                    "excluded_sentences": self.excluded.get(src, 0),
                 }
                 for src in self.documents
             },
             "documents": self.total("documents"),
             "sentences": self.total("sentences"),
             "words": self.total("words"),
+            "excluded_sentences": self.total("excluded"),
         }
 
 
@@ -149,8 +153,16 @@ def read_documents(path: Path) -> Iterator[List[str]]:
         )
 
 
-def collect_text(sources: Sequence[Path], output: Path) -> TextStats:
-    """Write every document of ``sources`` to ``output`` in the pretraining text format."""
+def collect_text(sources: Sequence[Path], output: Path,
+                 exclude: Optional[AbstractSet[Tuple[str, ...]]] = None) -> TextStats:
+    """Write every document of ``sources`` to ``output`` in the pretraining text format.
+
+    ``exclude``: sentences of evaluation sets as word tuples (:func:`leakage.words_of`); a source
+    sentence with the same words (whatever its tokenisation) is left out, since benchmarks repeat
+    sentences across their own and each other's splits (a JNLPBA training sentence can be a test
+    sentence too)."""
+    from .leakage import words_of
+
     if not sources:
         raise PretrainingDataError("No pretraining sources given")
     stats = TextStats()
@@ -158,8 +170,12 @@ def collect_text(sources: Sequence[Path], output: Path) -> TextStats:
     with output.open("w", encoding="utf8") as out:
         for source in sources:
             key = str(source)
-            stats.documents[key] = stats.sentences[key] = stats.words[key] = 0
+            stats.documents[key] = stats.sentences[key] = stats.words[key] = stats.excluded[key] = 0
             for sents in read_documents(Path(source)):
+                if exclude:
+                    kept = [s for s in sents if tuple(words_of(s)) not in exclude]
+                    stats.excluded[key] += len(sents) - len(kept)
+                    sents = kept
                 if not sents:
                     continue
                 # A newline inside a sentence would break the one-sentence-per-line format.

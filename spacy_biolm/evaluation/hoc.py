@@ -1,0 +1,223 @@
+"""Hallmarks of Cancer evaluation: thresholds tuned on dev, test scores, several seeds, the table.
+
+The metrics of the HoC literature: micro F1 over all (document, hallmark) decisions and macro F1
+(the mean of the 10 hallmarks' F1), in percent. A pipeline's ``textcat_multilabel`` is scored with
+its own per-label thresholds (``spacy-biolm.multilabel_thresholds_scorer.v1``), which
+:func:`tune_pipeline_thresholds` fits on dev and writes into the saved pipeline's ``config.cfg``.
+:func:`evaluate_hoc_seeds` trains each config once per seed (the transformer and the bag-of-words
+baseline in the same run), tunes, tests and writes mean (std) as JSON and a Markdown table.
+"""
+
+import json
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from .seeds import format_mean_std, summarise
+from .tables import markdown_table
+
+__all__ = [
+    "HOC_METRICS",
+    "SCORER",
+    "textcat_name",
+    "dev_examples",
+    "tune_pipeline_thresholds",
+    "score_pipeline",
+    "evaluate_hoc_seeds",
+    "evaluate_hoc_models",
+    "write_hoc_results",
+    "hoc_table",
+    "paper_hoc_rows",
+]
+
+#: The scores a HoC row shows: {key of the scorer: column title}.
+HOC_METRICS = {"cats_micro_f": "micro F1", "cats_macro_f": "macro F1"}
+SCORER = "spacy-biolm.multilabel_thresholds_scorer.v1"
+THRESHOLDS_FILE = "thresholds.json"
+SCORES_FILE = "test_scores.json"
+
+
+def textcat_name(nlp) -> str:
+    """The name of the pipeline's one ``textcat_multilabel`` component; ValueError otherwise."""
+    names = [name for name, pipe in nlp.pipeline if pipe.__class__.__name__ == "MultiLabel_TextCategorizer"]
+    if len(names) != 1:
+        raise ValueError(f"expected one textcat_multilabel component, found {names or 'none'} in {nlp.pipe_names}")
+    return names[0]
+
+
+def dev_examples(nlp, path: Path) -> list:
+    """Examples of a DocBin with the pipeline's predictions: gold Docs as reference, the pipeline
+    run on copies of their tokens (not re-tokenised, so nothing shifts)."""
+    from spacy.tokens import DocBin
+    from spacy.training import Example
+
+    from ..corpora.corpus_files import existing_corpus_file, unannotated_copy
+
+    path = existing_corpus_file(path, "HoC evaluation", "DocBin")
+    gold = list(DocBin().from_disk(path).get_docs(nlp.vocab))
+    predicted = nlp.pipe((unannotated_copy(doc) for doc in gold), batch_size=16)
+    return [Example(p, g) for p, g in zip(predicted, gold)]
+
+
+def tune_pipeline_thresholds(model_dir: Path, dev_path: Path, use_gpu: int = -1) -> Dict[str, object]:
+    """Fit a threshold per label on ``dev_path`` and store them in ``model_dir/config.cfg`` as the
+    textcat's scorer (so ``spacy.load`` and ``spacy evaluate`` use them); also writes
+    ``model_dir/thresholds.json``. Returns the thresholds and the dev scores before and after."""
+    import spacy
+    from spacy.util import load_config
+
+    from ..pipes.multilabel_thresholds import score_multilabel, tune_thresholds
+
+    if use_gpu >= 0:
+        spacy.require_gpu(use_gpu)
+    model_dir = Path(model_dir)
+    nlp = spacy.load(model_dir)
+    name = textcat_name(nlp)
+    labels = list(nlp.get_pipe(name).labels)
+    examples = dev_examples(nlp, dev_path)
+    thresholds = tune_thresholds([eg.predicted.cats for eg in examples], [eg.reference.cats for eg in examples], labels)
+    before = score_multilabel(examples, labels=labels)
+    after = score_multilabel(examples, thresholds=thresholds, labels=labels)
+    config = load_config(model_dir / "config.cfg", interpolate=False)
+    config["components"][name]["scorer"] = {"@scorers": SCORER, "thresholds": thresholds, "default_threshold": 0.5}
+    config.to_disk(model_dir / "config.cfg")
+    result = {
+        "component": name, "dev": str(dev_path), "thresholds": thresholds,
+        "dev_untuned": {k: before[k] for k in HOC_METRICS}, "dev_tuned": {k: after[k] for k in HOC_METRICS},
+    }
+    (model_dir / THRESHOLDS_FILE).write_text(json.dumps(result, indent=2), encoding="utf8")
+    return result
+
+
+def score_pipeline(model_dir: Path, test_path: Path, use_gpu: int = -1) -> Dict[str, object]:
+    """The textcat's scores on ``test_path`` with the thresholds of its config (fractions), plus
+    the per-hallmark P/R/F (``cats_f_per_type``) and the number of documents."""
+    import spacy
+
+    if use_gpu >= 0:
+        spacy.require_gpu(use_gpu)
+    nlp = spacy.load(model_dir)
+    name = textcat_name(nlp)
+    examples = dev_examples(nlp, test_path)
+    scores = nlp.get_pipe(name).score(examples)
+    keep = [k for k, v in scores.items() if isinstance(v, (int, float))]
+    return {**{k: scores[k] for k in keep}, "cats_f_per_type": scores["cats_f_per_type"], "documents": len(examples)}
+
+
+def evaluate_hoc_seeds(
+    configs: Dict[str, Path],
+    output_dir: Path,
+    train: Path,
+    dev: Path,
+    test: Path,
+    seeds: Sequence[int],
+    overrides: Optional[Dict[str, object]] = None,
+    use_gpu: int = -1,
+) -> Dict[str, object]:
+    """Train every config of ``configs`` ({row name: config}) once per seed into
+    ``output_dir/<config stem>/seed_<n>``, tune its thresholds on ``dev`` and score ``model-best``
+    on ``test``. A seed with ``test_scores.json`` is reused, one with a ``model-best`` but no
+    scores is tuned and tested without retraining, so an interrupted run resumes. Returns
+    ``{"rows": {name: {"config", "runs", "summary"}}, ...}`` (scores as fractions)."""
+    from spacy.cli.train import train as spacy_train
+
+    if not seeds:
+        raise ValueError("No seeds to run")
+    missing = [str(p) for p in (train, dev, test, *configs.values()) if not Path(p).is_file()]
+    if missing:
+        raise FileNotFoundError(f"{', '.join(missing)} missing (spacy-biolm data convert-hoc writes the DocBins)")
+    output_dir = Path(output_dir)
+    rows = {}
+    for name, config in configs.items():
+        runs: List[Dict[str, object]] = []
+        for seed in seeds:
+            run_dir = output_dir / Path(config).stem / f"seed_{seed}"
+            scores_path = run_dir / SCORES_FILE
+            if not scores_path.is_file():
+                if not (run_dir / "model-best" / "config.cfg").is_file():
+                    spacy_train(Path(config), run_dir, use_gpu=use_gpu, overrides={
+                        **(overrides or {}), "paths.train": str(train), "paths.dev": str(dev), "system.seed": seed})
+                tune_pipeline_thresholds(run_dir / "model-best", dev, use_gpu=use_gpu)
+                scores_path.write_text(json.dumps(_tested(run_dir / "model-best", test, use_gpu), indent=2), encoding="utf8")
+            runs.append({"seed": seed, **json.loads(scores_path.read_text(encoding="utf8"))})
+        rows[name] = {"config": str(config), "runs": runs, "summary": summarise(runs, _SUMMARY_METRICS)}
+    return {"train": str(train), "dev": str(dev), "test": str(test), "seeds": list(seeds),
+            "overrides": {k: str(v) for k, v in (overrides or {}).items()}, "rows": rows}
+
+
+def evaluate_hoc_models(models: Dict[str, Path], test: Path, use_gpu: int = -1) -> Dict[str, object]:
+    """Score already trained and tuned pipelines ({row name: model dir}, each tuned by
+    :func:`tune_pipeline_thresholds`) on ``test``, in the structure :func:`evaluate_hoc_seeds`
+    returns (one run per row, std 0), so the same table and JSON come out."""
+    rows, dev = {}, None
+    for name, model_dir in models.items():
+        run = _tested(Path(model_dir), test, use_gpu)
+        dev = run.get("dev", dev)
+        rows[name] = {"model": str(model_dir), "runs": [run], "summary": summarise([run], _SUMMARY_METRICS)}
+    return {"test": str(test), "dev": str(dev), "seeds": [], "overrides": {}, "rows": rows}
+
+
+_SUMMARY_METRICS = [*HOC_METRICS, *(f"dev_{k}" for k in HOC_METRICS)]
+
+
+def _tested(model_dir: Path, test: Path, use_gpu: int) -> Dict[str, object]:
+    """Test scores of a tuned pipeline, with its tuned dev scores and thresholds beside them."""
+    tuned_path = Path(model_dir) / THRESHOLDS_FILE
+    if not tuned_path.is_file():
+        raise FileNotFoundError(f"{tuned_path} missing: tune the thresholds first (spacy-biolm evaluate hoc-thresholds)")
+    tuned = json.loads(tuned_path.read_text(encoding="utf8"))
+    scores = score_pipeline(model_dir, test, use_gpu=use_gpu)
+    scores.update({f"dev_{k}": v for k, v in tuned["dev_tuned"].items()})
+    return {**scores, "thresholds": tuned["thresholds"], "dev": tuned["dev"]}
+
+
+def paper_hoc_rows(paper_results: Optional[Path]) -> List[List[str]]:
+    """Rows for the published HoC scores in ``paper_results`` (an entry ``"hoc"`` of any paper,
+    ``{model: [micro F1, macro F1]}`` in percent, with ``"models"`` naming them); none when the
+    file has no HoC numbers."""
+    if not paper_results or not Path(paper_results).is_file():
+        return []
+    rows = []
+    for paper in json.loads(Path(paper_results).read_text(encoding="utf8")).values():
+        if not isinstance(paper, dict) or not isinstance(paper.get("hoc"), dict):
+            continue
+        names = paper.get("models", {})
+        for model, values in paper["hoc"].items():
+            if isinstance(values, list):
+                cells = [f"{v:.2f}" if isinstance(v, (int, float)) else "–" for v in values[:2]]
+                rows.append([f"{names.get(model, model)} (paper)"] + cells + ["", ""][: 2 - len(cells)] + ["", ""])
+    return rows
+
+
+def hoc_table(result: Dict[str, object], paper_results: Optional[Path] = None) -> str:
+    """Markdown: one row per config, test micro/macro F1 and tuned dev micro/macro F1 as mean
+    (std) in percent over the seeds, then the published rows (or a line saying there are none)."""
+    header = ["model", "seeds", "test micro F1", "test macro F1", "dev micro F1", "dev macro F1"]
+    rows = []
+    for name, row in result["rows"].items():
+        summary = row["summary"]
+        cells = [format_mean_std(summary[k]["mean"], summary[k]["std"]) for k in
+                 ("cats_micro_f", "cats_macro_f", "dev_cats_micro_f", "dev_cats_macro_f")]
+        rows.append([f"{name} (ours)", str(summary["cats_micro_f"]["n"]), *cells])
+    paper = paper_hoc_rows(paper_results)
+    published = [[r[0], "", r[1], r[2], "", ""] for r in paper]
+    table = markdown_table(header, rows + published)
+    if paper_results and not paper:
+        table += f"\n\nNo published HoC scores in {paper_results}."
+    return table
+
+
+def write_hoc_results(result: Dict[str, object], output_json: Path, table_path: Optional[Path] = None,
+                      paper_results: Optional[Path] = None) -> Tuple[str, Path]:
+    """Write ``result`` as JSON and its table (when ``table_path``); returns (table, json path)."""
+    output_json = Path(output_json)
+    output_json.parent.mkdir(parents=True, exist_ok=True)
+    output_json.write_text(json.dumps(result, indent=2), encoding="utf8")
+    table = hoc_table(result, paper_results)
+    if table_path:
+        runs = f"mean (std) over seeds {result['seeds']}" if result["seeds"] else "one trained pipeline each"
+        Path(table_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(table_path).write_text(
+            f"Hallmarks of Cancer, test split ({result['test']}), percent, {runs}; "
+            f"thresholds per hallmark tuned on dev ({result['dev']}). Overrides: {result['overrides'] or 'none'}.\n\n"
+            f"{table}\n", encoding="utf8")
+    return table, output_json

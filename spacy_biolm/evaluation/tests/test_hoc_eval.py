@@ -1,0 +1,155 @@
+"""Per-label thresholds for textcat_multilabel: the scorer, the tuning, and their place in the
+pipeline's config; the HoC table."""
+
+import json
+
+import pytest
+import spacy
+from spacy.tokens import Doc, DocBin
+from spacy.training import Example
+from spacy.vocab import Vocab
+
+from spacy_biolm.evaluation.hoc import hoc_table, score_pipeline, tune_pipeline_thresholds
+from spacy_biolm.pipes.multilabel_thresholds import (
+    assigned_labels,
+    make_multilabel_thresholds_scorer,
+    score_multilabel,
+    tune_thresholds,
+)
+
+VOCAB = Vocab()
+
+
+def _example(predicted, gold):
+    doc = Doc(VOCAB, words=["x"])
+    doc.cats = predicted
+    reference = Doc(VOCAB, words=["x"])
+    reference.cats = gold
+    return Example(doc, reference)
+
+
+# Label A is predicted low (0.3-0.4) when true; B is well separated at 0.5.
+EXAMPLES = [
+    ({"A": 0.4, "B": 0.9}, {"A": 1.0, "B": 1.0}),
+    ({"A": 0.3, "B": 0.1}, {"A": 1.0, "B": 0.0}),
+    ({"A": 0.1, "B": 0.8}, {"A": 0.0, "B": 1.0}),
+    ({"A": 0.2, "B": 0.6}, {"A": 0.0, "B": 0.0}),
+]
+
+
+def test_scores_decide_each_label_by_its_own_threshold():
+    examples = [_example(p, g) for p, g in EXAMPLES]
+    default = score_multilabel(examples, labels=["A", "B"])
+    # A: nothing reaches 0.5 -> tp 0, fn 2; B: tp 2, fp 1 -> micro P 2/3, R 2/4.
+    assert default["cats_micro_p"] == pytest.approx(2 / 3) and default["cats_micro_r"] == pytest.approx(0.5)
+    assert default["cats_f_per_type"]["A"]["f"] == 0.0
+    tuned = make_multilabel_thresholds_scorer({"A": 0.25, "B": 0.7})(examples, labels=["A", "B"], threshold=0.5)
+    assert tuned["cats_f_per_type"]["A"]["f"] == 1.0 and tuned["cats_f_per_type"]["B"]["f"] == 1.0
+    assert tuned["cats_micro_f"] == 1.0 and tuned["cats_macro_f"] == tuned["cats_score"] == 1.0
+    assert tuned["cats_macro_auc"] == default["cats_macro_auc"] == 1.0  # threshold-free
+    with pytest.raises(ValueError, match="thresholds for labels the data does not have: \\['C'\\]"):
+        score_multilabel(examples, thresholds={"C": 0.5}, labels=["A", "B"])
+    with pytest.raises(ValueError, match="threshold of 'A' must be in"):
+        make_multilabel_thresholds_scorer({"A": 1.5})
+
+
+def test_tuning_picks_the_f1_best_threshold_per_label_and_keeps_half_when_undecided():
+    predicted = [p for p, _ in EXAMPLES]
+    gold = [g for _, g in EXAMPLES]
+    tuned = tune_thresholds(predicted, gold, ["A", "B", "never"], grid=[0.1, 0.25, 0.35, 0.5, 0.7, 0.9])
+    assert tuned == {"A": 0.25, "B": 0.7, "never": 0.5}
+    assert assigned_labels({"A": 0.3, "B": 0.65, "C": 0.5}, tuned) == ["A", "C"]
+    with pytest.raises(ValueError, match="3 predictions for 2 gold"):
+        tune_thresholds(predicted[:3], gold[:2], ["A"])
+
+
+LABELS = ["proliferation", "apoptosis"]
+TEXTS = [
+    ("cells proliferate and divide rapidly", {"proliferation": 1.0, "apoptosis": 0.0}),
+    ("growth factor signalling drives proliferation", {"proliferation": 1.0, "apoptosis": 0.0}),
+    ("caspase activation induces apoptosis", {"proliferation": 0.0, "apoptosis": 1.0}),
+    ("cells die by apoptosis after damage", {"proliferation": 0.0, "apoptosis": 1.0}),
+    ("proliferate then apoptosis follows", {"proliferation": 1.0, "apoptosis": 1.0}),
+    ("the weather was mild", {"proliferation": 0.0, "apoptosis": 0.0}),
+]
+
+
+@pytest.fixture(scope="module")
+def bow_pipeline(tmp_path_factory):
+    """A trained bag-of-words textcat_multilabel pipeline on disk and a DocBin of its data."""
+    tmp = tmp_path_factory.mktemp("hoc_bow")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("textcat_multilabel", config={
+        "model": {"@architectures": "spacy.TextCatBOW.v3", "exclusive_classes": False, "ngram_size": 1,
+                  "no_output_layer": False, "length": 4096},
+        "scorer": {"@scorers": "spacy-biolm.multilabel_thresholds_scorer.v1"},
+    })
+    examples = []
+    for text, cats in TEXTS:
+        doc = nlp.make_doc(text)
+        doc.cats = cats
+        examples.append(Example(nlp.make_doc(text), doc))
+    optimizer = nlp.initialize(lambda: examples)
+    for _ in range(5):
+        nlp.update(examples, sgd=optimizer)
+    nlp.to_disk(tmp / "model")
+    DocBin(docs=[eg.reference for eg in examples]).to_disk(tmp / "dev.spacy")
+    return tmp / "model", tmp / "dev.spacy"
+
+
+def test_tuned_thresholds_are_stored_in_the_pipeline_config_and_used_after_loading(bow_pipeline, tmp_path):
+    import shutil
+
+    model = tmp_path / "model"
+    shutil.copytree(bow_pipeline[0], model)
+    result = tune_pipeline_thresholds(model, bow_pipeline[1])
+    assert set(result["thresholds"]) == set(LABELS)
+    assert result["dev_tuned"]["cats_micro_f"] >= result["dev_untuned"]["cats_micro_f"]
+    assert json.loads((model / "thresholds.json").read_text())["thresholds"] == result["thresholds"]
+    nlp = spacy.load(model)
+    scorer_config = nlp.config["components"]["textcat_multilabel"]["scorer"]
+    assert scorer_config["thresholds"] == result["thresholds"]
+    scores = score_pipeline(model, bow_pipeline[1])
+    assert scores["cats_micro_f"] == pytest.approx(result["dev_tuned"]["cats_micro_f"])
+    assert scores["documents"] == len(TEXTS)
+
+
+def test_table_shows_mean_std_of_each_row_and_says_when_no_paper_numbers_exist(tmp_path):
+    def row(values):
+        runs = [{"cats_micro_f": m, "cats_macro_f": m - 0.1, "dev_cats_micro_f": m, "dev_cats_macro_f": m} for m in values]
+        from spacy_biolm.evaluation.seeds import summarise
+        return {"runs": runs, "summary": summarise(runs, list(runs[0]))}
+
+    result = {"rows": {"MiniLM": row([0.80, 0.82]), "bag-of-words": row([0.70, 0.70])}}
+    paper = tmp_path / "paper.json"
+    paper.write_text(json.dumps({"bioalbert": {"models": {"base": "BioALBERT base"}, "hoc": {"base": [85.0, 80.0]}}}))
+    lines = hoc_table(result, paper).splitlines()
+    assert lines[2] == "| MiniLM (ours) | 2 | 81.00 (1.41) | 71.00 (1.41) | 81.00 (1.41) | 81.00 (1.41) |"
+    assert lines[3].startswith("| bag-of-words (ours) | 2 | 70.00 (0.00) |")
+    assert lines[4] == "| BioALBERT base (paper) |  | 85.00 | 80.00 |  |  |"
+    empty = tmp_path / "none.json"
+    empty.write_text("{}")
+    assert hoc_table(result, empty).endswith(f"No published HoC scores in {empty}.")
+
+
+def test_thresholds_and_test_commands_write_the_config_the_table_and_the_release_scores(bow_pipeline, tmp_path):
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+
+    model = tmp_path / "model"
+    shutil.copytree(bow_pipeline[0], model)
+    untuned = CliRunner().invoke(app, ["evaluate", "hoc-test", str(tmp_path / "r.json"), f"bow={model}", "--test", str(bow_pipeline[1])])
+    assert untuned.exit_code == 1 and "tune the thresholds first" in untuned.output
+    tuned = CliRunner().invoke(app, ["evaluate", "hoc-thresholds", str(model), str(bow_pipeline[1])])
+    assert tuned.exit_code == 0, tuned.output
+    result = CliRunner().invoke(app, ["evaluate", "hoc-test", str(tmp_path / "r.json"), f"bow={model}", "--test",
+                                      str(bow_pipeline[1]), "--table", str(tmp_path / "t.md"),
+                                      "--model-scores", str(tmp_path / "flat.json")])
+    assert result.exit_code == 0, result.output
+    flat = json.loads((tmp_path / "flat.json").read_text())
+    assert flat["thresholds"] == json.loads((model / "thresholds.json").read_text())["thresholds"]
+    assert "one trained pipeline each" in (tmp_path / "t.md").read_text()
+    assert f"| bow (ours) | 1 | {100 * flat['cats_micro_f']:.2f} (0.00) |" in (tmp_path / "t.md").read_text()
