@@ -328,6 +328,13 @@ def _release_examples(nlp, task: str) -> list:
             doc.ents = [doc.char_span(*gene, "GENE"), doc.char_span(*disease, "DISEASE")]
             gold.ents = [gold.char_span(*gene, "GENE"), gold.char_span(*disease, "DISEASE")]
         return [Example(doc, gold)]
+    if task == "hoc":
+        from .corpora.hoc import HALLMARKS
+
+        doc = nlp.make_doc(RELEASE_SENTENCE)
+        gold = doc.copy()
+        gold.cats = {h: float(i == 0) for i, h in enumerate(HALLMARKS)}  # every hallmark a label
+        return [Example(doc, gold)]
     examples = []
     for answer in ("yes", "no"):
         doc = make_question_doc(nlp, "Which gene is mutated?", [RELEASE_SENTENCE, "Nothing else is known."])
@@ -343,6 +350,7 @@ _RELEASE_TASKS = (
     ("ner", "ner.cfg", "ner"),
     ("ner_gene", "ner.cfg", "ner_gene"),
     ("relations", "relations_gad_anonymised.cfg", "relations"),
+    ("hoc", "hoc.cfg", "hoc"),
     ("yes_no", "yes_no.cfg", "yes_no"),
     ("answer_span", "answer_span.cfg", "answer_span"),
     ("answer_reranker", "answer_reranker.cfg", "answer_reranker"),
@@ -354,7 +362,7 @@ def make_tiny_release(out: Path, encoder_dir: Optional[Path] = None) -> Path:
     its config in ``configs/`` on a tiny encoder (initialised on :data:`RELEASE_SENTENCE`, not
     trained), then ``configs/release.cfg`` assembled from them, as the ``assemble`` step does.
     Every release component is in it (``transformer``, ``ner``, ``ner_gene``,
-    ``relation_extractor``, and the disabled ``yes_no``, ``answer_span``, ``answer_reranker``).
+    ``relation_extractor``, ``hallmarks``, and the disabled ``yes_no``, ``answer_span``, ``answer_reranker``).
     Returns ``out / "release"``; the task pipelines are beside it (``out / "ner"``, ...). ~10 s.
     """
     from spacy.training.initialize import get_sourced_components

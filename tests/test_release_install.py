@@ -31,6 +31,7 @@ from pathlib import Path
 import pytest
 
 from spacy_biolm import __version__
+from spacy_biolm.corpora.hoc import HALLMARKS
 from spacy_biolm.testing import REPO, RELEASE_SENTENCE
 from spacy_biolm.wheels import build_release_wheels
 
@@ -53,7 +54,7 @@ print(json.dumps({{
     "spacy_biolm": spacy_biolm.__file__, "version": spacy_biolm.__version__,
     "requirements": nlp.meta["requirements"], "pipe_names": nlp.pipe_names, "disabled": nlp.disabled,
     "tokens": len(doc), "encoded": doc._.trf_data is not None, "has_ents": doc.has_annotation("ENT_IOB"),
-    "relations": [[r.head.text, r.tail.text, r.label] for r in doc._.relations],
+    "relations": [[r.head.text, r.tail.text, r.label] for r in doc._.relations], "hallmarks": sorted(doc.cats),
     "cats": sorted(question.cats), "answers": len(question.spans["answers"]),
     "ranked": len(question.spans["ranked_sents"]),
 }}))
@@ -156,7 +157,8 @@ def test_release_wheels_install_in_a_fresh_venv_and_run_every_component(venv_out
     assert not Path(report["spacy_biolm"]).resolve().is_relative_to(REPO)
     assert report["version"] == __version__
     assert f"spacy-biolm=={__version__}" in report["requirements"]
-    assert report["pipe_names"] == ["transformer", "ner", "ner_gene", "relation_extractor"]
+    assert report["pipe_names"] == ["transformer", "ner", "ner_gene", "relation_extractor", "hallmarks"]
+    assert report["hallmarks"] == sorted(HALLMARKS)  # nlp(text).cats: the 10 hallmarks of cancer
     assert report["disabled"] == ["yes_no", "answer_span", "answer_reranker"]
     assert report["tokens"] == 9 and report["encoded"] and report["has_ents"]
     assert isinstance(report["relations"], list)
