@@ -24,11 +24,12 @@ $(BIN)/spacy-biolm: pyproject.toml
 
 install: $(BIN)/spacy-biolm
 
+# Both record their wall time in results/runtimes.json and README's runtimes line (spacy_biolm/runtimes.py).
 all: install
-	$(BIN)/python -m spacy project run all .
+	$(BIN)/python -m spacy_biolm docs timed "make all" -- $(BIN)/python -m spacy project run all .
 
 test: install
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m spacy_biolm docs timed "make test" -- $(BIN)/python -m pytest -q -n 2
 
 clean:
 	rm -rf $(VENV) assets corpus pretrained training metrics packages

@@ -7,7 +7,7 @@ One sub-app per area, each command a thin wrapper over a library function:
     spacy-biolm relations  convert, train, evaluate, cv, table
     spacy-biolm qa         convert, corpora, evaluate, evaluate-project
     spacy-biolm evaluate   seeds, encoders, seeds-table, tune, ner-table, release-meta, hoc, hoc-thresholds, hoc-test
-    spacy-biolm docs       steps-table, scores-table
+    spacy-biolm docs       steps-table, scores-table, timed
     spacy-biolm bench      list, run
     spacy-biolm release    package
     spacy-biolm annotate   INPUT... OUTPUT (a corpus through a pipeline, one machine or Ray)

@@ -50,3 +50,19 @@ def scores_table_cli(
         if updated != text:
             readme.write_text(updated, encoding="utf8")
     msg.good(f"{'Updated' if updated != text else 'Already up to date:'} the scores table in {readme}")
+
+
+@app.command("timed", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def timed_cli(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help='What the README calls the run, e.g. "make all"'),
+    results: Path = typer.Option(Path("results/runtimes.json"), "--results", help="Where the measurements are kept"),
+    readme: Path = typer.Option(Path("README.md"), "--readme", help="Markdown file with the runtimes markers"),
+):
+    """Run the command after `--`, record its wall time in results/runtimes.json and the README's
+    runtimes line; exit with the command's status."""
+    from ..runtimes import run_timed
+
+    if not ctx.args:
+        msg.fail("Give the command to time after --, e.g. `spacy-biolm docs timed \"make test\" -- python -m pytest`", exits=1)
+    raise typer.Exit(run_timed(name, ctx.args, results, readme))

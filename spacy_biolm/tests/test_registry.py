@@ -65,7 +65,7 @@ def test_console_script_lists_the_recipe_commands():
         "relations": ("convert", "train", "evaluate", "cv", "table"),
         "qa": ("convert", "corpora", "evaluate", "evaluate-project"),
         "evaluate": ("seeds", "encoders", "seeds-table", "tune", "ner-table", "release-meta"),
-        "docs": ("steps-table", "scores-table"),
+        "docs": ("steps-table", "scores-table", "timed"),
     }
     for sub_app, names in commands.items():
         listed = subprocess.run([sys.executable, "-m", "spacy_biolm", sub_app, "--help"], capture_output=True, text=True)
