@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from spacy_biolm.testing import (
     MICRO_PRETRAINING_CONFIG,
     REPO,
@@ -132,7 +134,8 @@ def test_annotate_benchmark_reports_docs_per_second_of_each_runner(tmp_path):
     assert report["input"]["documents"] == 10 and report["input"]["shards"] == 3
     for config in report["configs"].values():
         assert config["documents"] == 10 and config["shards"] == 3
-        assert abs(config["docs_per_second"] - 10 / config["seconds"]) <= 0.1
+        # seconds are rounded to the millisecond: a fast pass of 0.055 s is +-1% of docs/s
+        assert config["docs_per_second"] == pytest.approx(10 / config["seconds"], rel=0.02)
     assert report["configs"]["pipe_n_process"]["n_process"] == 2
     assert report["speedup_over_1_process"]["pipe_1_process"] == 1.0
     assert report["same_output"] is True
