@@ -219,18 +219,20 @@ def evaluate_qa_project(
 
     metrics_dir = Path(metrics_dir)
     metrics_dir.mkdir(parents=True, exist_ok=True)
-    yes_no_train = Path(corpus_dir) / PROJECT_YES_NO_TRAIN
-    baselines = {
-        "yes_no": [lambda egs: majority_yes_no(egs, (eg.reference for eg in QACorpus(yes_no_train)(pipelines["yes_no"])))],
-        "answer_span": [frequent_word_answers],
-        "answer_reranker": [lambda egs: zero_shot_cosine_reranking(egs, encoder)] if encoder else [],
-    }
     pipelines: dict = {}
     written: Dict[str, Path] = {}
     for metric_name, (task, data) in PROJECT_TEST_SETS.items():
         if task not in pipelines:
             pipelines[task] = load_qa_pipeline(Path(training_dir) / task / "model-best", gpu_id=gpu_id)
-        scores = evaluate_qa(pipelines[task], Path(corpus_dir) / data, batch_size=batch_size, baselines=baselines[task])
+        nlp = pipelines[task]
+        if task == "yes_no":
+            train = [eg.reference for eg in QACorpus(Path(corpus_dir) / PROJECT_YES_NO_TRAIN)(nlp)]
+            baselines = [lambda egs: majority_yes_no(egs, train)]
+        elif task == "answer_span":
+            baselines = [frequent_word_answers]
+        else:
+            baselines = [lambda egs: zero_shot_cosine_reranking(egs, encoder)] if encoder else []
+        scores = evaluate_qa(nlp, Path(corpus_dir) / data, batch_size=batch_size, baselines=baselines)
         written[metric_name] = metrics_dir / f"{metric_name}_test.json"
         written[metric_name].write_text(json.dumps(scores, indent=2), encoding="utf8")
     table = qa_results_table(written, paper_results=paper_results, name=name)
