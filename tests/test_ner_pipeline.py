@@ -33,7 +33,6 @@ def trained_pipeline(tmp_path_factory, tiny_encoder) -> Path:
             "paths.dev": str(work / "dev.spacy"),
             "training.max_steps": 40,
             "training.eval_frequency": 20,
-            "training.optimizer.learn_rate.warmup_steps": 5,
             "training.logger.progress_bar": False,
         },
     )

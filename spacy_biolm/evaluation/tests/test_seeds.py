@@ -42,7 +42,7 @@ def test_two_seeds_train_score_and_resume(tmp_path):
         paths[split] = tmp_path / f"{split}.spacy"
         convert_ner(conll, paths[split])
     overrides = {"paths.train": str(paths["train"]), "paths.dev": str(paths["devel"]), "training.max_steps": 30,
-                 "training.eval_frequency": 10, "training.batcher.seconds": 60}
+                 "training.eval_frequency": 10}
     out = tmp_path / "runs" / "NCBI-disease"  # as `evaluate seeds` lays runs out: one folder per dataset
     result = run_seeds(REPO / "configs" / "ner_cnn.cfg", out, paths["test"], seeds=[1, 2], overrides=overrides)
     assert [run["seed"] for run in result["runs"]] == [1, 2]

@@ -29,7 +29,7 @@ def test_two_trials_then_resume_to_three(tmp_path, toy_data):
     space_file.write_text("[space]\ntraining.max_steps = [2, 20]\ntraining.optimizer.learn_rate.initial_rate = [0.001, 0.002]\n")
     space = load_space(space_file)
     overrides = {"paths.train": str(toy_data["train"]), "paths.dev": str(toy_data["dev"]),
-                 "training.eval_frequency": 2, "training.batcher.seconds": 60}
+                 "training.eval_frequency": 2}
     out = tmp_path / "tune"
     best = tune(REPO / "configs" / "ner_cnn.cfg", out, space, max_evals=2, overrides=overrides)
     log = [json.loads(line) for line in (out / "trials.jsonl").read_text().splitlines()]

