@@ -21,6 +21,10 @@ characters: the "sentence" window is then the whole Doc, i.e. every gene-disease
 document is a candidate as before the window existed (bounded memory, the cap keeping the
 closest 1000, but time quadratic in the number of entities).
 
+``--model DIR`` measures a trained pipeline instead, e.g. the release (``training/release``: its
+sentencizer, NER, relation extractor and hallmarks classifier, the QA pipes disabled as shipped);
+the whole-document-window run then disables its sentencizer.
+
 The machine may be shared: compare the ratios (seconds per million characters across lengths),
 not the absolute times. Writes ``benchmarks/results/long_documents.json``.
 """
@@ -92,6 +96,19 @@ def build_pipeline(encoder: Path, window, sentencizer: bool = True):
     return nlp
 
 
+def load_pipeline(args):
+    """``--model`` loaded as shipped (without its sentencizer for the whole-document-window run), or
+    the synthetic relation pipeline."""
+    if args.model is None:
+        return build_pipeline(args.encoder, args.window, sentencizer=not args.no_sentencizer)
+    import spacy
+
+    nlp = spacy.load(args.model)
+    if args.no_sentencizer and "sentencizer" in nlp.pipe_names:
+        nlp.disable_pipe("sentencizer")
+    return nlp
+
+
 def child_main(args) -> None:
     """One length in this fresh process: prints one JSON line."""
     import torch
@@ -100,7 +117,7 @@ def child_main(args) -> None:
 
     torch.set_num_threads(args.threads)
     text = long_text(args.child)
-    nlp = build_pipeline(args.encoder, args.window, sentencizer=not args.no_sentencizer)
+    nlp = load_pipeline(args)
     loaded = proc_status_mib("VmRSS")
     extractor = nlp.get_pipe("relation_extractor")
     with warnings.catch_warnings(record=True) as caught:
@@ -130,7 +147,8 @@ def child_main(args) -> None:
 
 
 def run_length(args, n_chars: int, encoder: Path, sentencizer: bool = True) -> dict:
-    cmd = [sys.executable, __file__, "--child", str(n_chars), "--encoder", str(encoder),
+    source = ["--model", str(args.model)] if args.model else ["--encoder", str(encoder)]
+    cmd = [sys.executable, __file__, "--child", str(n_chars), *source,
            "--threads", str(args.threads)] + ([] if sentencizer else ["--no-sentencizer"])
     if args.window is not None:
         cmd += ["--window", str(args.window)]
@@ -148,6 +166,7 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--encoder", type=Path, help="an HF encoder directory (default: a tiny random one)")
+    parser.add_argument("--model", type=Path, help="a trained pipeline directory to measure instead (e.g. training/release)")
     parser.add_argument("--lengths", type=int, nargs="+", default=list(LENGTHS), help="document lengths (characters)")
     parser.add_argument("--window", type=window_arg, default=None,
                         help="candidate_window to override the config's ('sentence' or a number of tokens)")
@@ -163,7 +182,7 @@ def main(argv=None) -> None:
 
     with tempfile.TemporaryDirectory(prefix="long_documents_") as tmp:
         encoder = args.encoder
-        if encoder is None:
+        if encoder is None and args.model is None:
             from spacy_biolm.testing import bio_text_documents, make_tiny_encoder
 
             # A WordPiece vocabulary of the text's domain, as pretraining makes it: the fixed tiny
@@ -185,7 +204,8 @@ def main(argv=None) -> None:
     same_length = runs.get(str(args.baseline_length)) if baseline else None
     baseline_ratio = round(baseline["seconds"] / same_length["seconds"], 2) if same_length else None
     report = {
-        "pipeline": "sentencizer + entity_ruler + configs/relations_gad_fast.cfg (transformer + relation_extractor)",
+        "pipeline": (f"{args.model} (as shipped)" if args.model else
+                     "sentencizer + entity_ruler + configs/relations_gad_fast.cfg (transformer + relation_extractor)"),
         "encoder": str(args.encoder) if args.encoder else "make_tiny_encoder (random, 2 layers, hidden 32, 1000-piece domain vocab)",
         "candidate_window": args.window if args.window is not None else "sentence (config default)",
         "torch_threads": args.threads,

@@ -170,3 +170,27 @@ def test_long_documents_benchmark_reports_time_memory_and_bounded_pairs(tmp_path
     total = whole["classified_pairs"] + whole["skipped_pairs"]
     assert total > 2 * (windowed["classified_pairs"] + windowed["skipped_pairs"])
     assert report["whole_document_over_sentence_window_seconds"] == round(whole["seconds"] / windowed["seconds"], 2)
+
+
+def test_long_documents_benchmark_measures_a_trained_pipeline_as_shipped(tmp_path, monkeypatch):
+    # The synthetic pipeline, saved: --model must load it as shipped and give the same counts.
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
+    import long_documents
+
+    from spacy_biolm.testing import bio_text_documents, make_tiny_encoder
+
+    encoder = make_tiny_encoder(tmp_path / "encoder", vocab_sentences=bio_text_documents(100, seed=10_000).splitlines(),
+                                vocab_size=1000)
+    long_documents.build_pipeline(encoder, None).to_disk(tmp_path / "pipeline")
+    output = tmp_path / "model_long_documents.json"
+    cmd = [sys.executable, str(REPO / "benchmarks" / "long_documents.py"), "--model", str(tmp_path / "pipeline"),
+           "--lengths", "3000", "--baseline-length", "3000", "--threads", "1", "--output", str(output)]
+    env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
+    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(output.read_text())
+    assert report["pipeline"] == f"{tmp_path / 'pipeline'} (as shipped)"
+    run, whole = report["runs"]["3000"], report["whole_document_window"]
+    assert run["sentences"] > 1 and whole["sentences"] is None  # its sentencizer, then without it
+    assert run["entities"] == whole["entities"] > 0
+    assert whole["classified_pairs"] + whole["skipped_pairs"] > run["classified_pairs"] + run["skipped_pairs"]

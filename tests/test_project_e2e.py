@@ -119,7 +119,7 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     shutil.rmtree(project / "training")
     out = _run([sys.executable, "-c", code], cwd=tmp_path, env={"PYTHONPATH": str(site)})
     lines = out.stdout.splitlines()
-    assert lines[0].startswith("['transformer', 'ner', 'ner_gene', 'relation_extractor', 'hallmarks'] "
+    assert lines[0].startswith("['sentencizer', 'transformer', 'ner', 'ner_gene', 'relation_extractor', 'hallmarks'] "
                                "['yes_no', 'answer_span', 'answer_reranker'] 9 ")  # Germline ... cancer + '.'
     assert lines[1] == "10 True"  # the 10 hallmarks of cancer in doc.cats
     assert lines[2] == "True ['no', 'yes']"
