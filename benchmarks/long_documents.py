@@ -206,7 +206,8 @@ def main(argv=None) -> None:
     report = {
         "pipeline": (f"{args.model} (as shipped)" if args.model else
                      "sentencizer + entity_ruler + configs/relations_gad_fast.cfg (transformer + relation_extractor)"),
-        "encoder": str(args.encoder) if args.encoder else "make_tiny_encoder (random, 2 layers, hidden 32, 1000-piece domain vocab)",
+        "encoder": (str(args.encoder) if args.encoder else "the pipeline's own" if args.model
+                    else "make_tiny_encoder (random, 2 layers, hidden 32, 1000-piece domain vocab)"),
         "candidate_window": args.window if args.window is not None else "sentence (config default)",
         "torch_threads": args.threads,
         "cpu": platform.processor() or platform.machine(),

@@ -190,6 +190,7 @@ def test_long_documents_benchmark_measures_a_trained_pipeline_as_shipped(tmp_pat
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(output.read_text())
     assert report["pipeline"] == f"{tmp_path / 'pipeline'} (as shipped)"
+    assert report["encoder"] == "the pipeline's own"
     run, whole = report["runs"]["3000"], report["whole_document_window"]
     assert run["sentences"] > 1 and whole["sentences"] is None  # its sentencizer, then without it
     assert run["entities"] == whole["entities"] > 0
