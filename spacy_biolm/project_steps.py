@@ -21,6 +21,7 @@ __all__ = [
     "steps_table",
     "replace_generated",
     "replace_steps_table",
+    "rewrite_generated",
     "update_readme",
 ]
 
@@ -102,6 +103,17 @@ def replace_generated(text: str, body: str, start_marker: str, end_marker: str) 
     return text[: start + len(start_marker)] + "\n" + body + text[end:]
 
 
+def rewrite_generated(path: PathLike, body: str, start_marker: str, end_marker: str) -> bool:
+    """Replace what stands between the markers in the file ``path`` by ``body`` (as
+    :func:`replace_generated`), writing only when it differs; True if it changed."""
+    path = Path(path)
+    text = path.read_text(encoding="utf8")
+    updated = replace_generated(text, body, start_marker, end_marker)
+    if updated != text:
+        path.write_text(updated, encoding="utf8")
+    return updated != text
+
+
 def replace_steps_table(text: str, table: str) -> str:
     """``text`` with the steps table between :data:`TABLE_START` and :data:`TABLE_END` replaced."""
     return replace_generated(text, table, TABLE_START, TABLE_END)
@@ -109,9 +121,4 @@ def replace_steps_table(text: str, table: str) -> str:
 
 def update_readme(readme: PathLike, project_dir: PathLike) -> bool:
     """Rewrite the steps table in ``readme`` from ``project_dir/project.yml``; True if it changed."""
-    readme = Path(readme)
-    text = readme.read_text(encoding="utf8")
-    updated = replace_steps_table(text, steps_table(load_project(project_dir)))
-    if updated != text:
-        readme.write_text(updated, encoding="utf8")
-    return updated != text
+    return rewrite_generated(readme, steps_table(load_project(project_dir)), TABLE_START, TABLE_END)

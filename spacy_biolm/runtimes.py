@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Dict, Sequence, Union
 
-from .project_steps import replace_generated
+from .project_steps import rewrite_generated
 
 __all__ = ["RUNTIMES_START", "RUNTIMES_END", "run_timed", "record_runtime", "runtimes_text", "update_readme_runtimes"]
 
@@ -51,12 +51,7 @@ def runtimes_text(runtimes: Dict) -> str:
 
 def update_readme_runtimes(readme: PathLike, runtimes: Dict) -> bool:
     """Rewrite README's runtimes line from ``runtimes``; True if it changed."""
-    readme = Path(readme)
-    text = readme.read_text(encoding="utf8")
-    updated = replace_generated(text, runtimes_text(runtimes), RUNTIMES_START, RUNTIMES_END)
-    if updated != text:
-        readme.write_text(updated, encoding="utf8")
-    return updated != text
+    return rewrite_generated(readme, runtimes_text(runtimes), RUNTIMES_START, RUNTIMES_END)
 
 
 def run_timed(name: str, command: Sequence[str], results: PathLike, readme: PathLike) -> int:

@@ -42,14 +42,11 @@ def scores_table_cli(
     """Write the release's scores beside their baselines and the papers (from results/release.json)
     between the scores-table markers of README.md."""
     from ..evaluation.release import SCORES_END, SCORES_START, readme_scores
-    from ..project_steps import replace_generated
+    from ..project_steps import rewrite_generated
 
     with user_errors():
-        text = readme.read_text(encoding="utf8")
-        updated = replace_generated(text, readme_scores(results), SCORES_START, SCORES_END)
-        if updated != text:
-            readme.write_text(updated, encoding="utf8")
-    msg.good(f"{'Updated' if updated != text else 'Already up to date:'} the scores table in {readme}")
+        changed = rewrite_generated(readme, readme_scores(results), SCORES_START, SCORES_END)
+    msg.good(f"{'Updated' if changed else 'Already up to date:'} the scores table in {readme}")
 
 
 @app.command("timed", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

@@ -152,17 +152,15 @@ def export_encoder(init: str, output_dir: Path) -> dict:
             shutil.copy2(source.path / name, output_dir / name)
             copied.append(name)
     record = {"init": str(init), "path": str(source.path), "files": copied}
+    distribution = None
     if not Path(init).exists():  # an installed package: its distribution says what it is
         try:
             distribution = importlib.metadata.distribution(init)
         except importlib.metadata.PackageNotFoundError:
-            return _write_source(output_dir, record)
-        record.update(package=distribution.metadata["Name"], version=distribution.version,
-                      license=distribution.metadata.get("License") or distribution.metadata.get("License-Expression"),
-                      summary=distribution.metadata.get("Summary"))
-    return _write_source(output_dir, record)
-
-
-def _write_source(output_dir: Path, record: dict) -> dict:
+            pass
+    if distribution is not None:
+        metadata = distribution.metadata
+        record.update(package=metadata["Name"], version=distribution.version,
+                      license=metadata.get("License") or metadata.get("License-Expression"), summary=metadata.get("Summary"))
     (output_dir / "encoder_source.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf8")
     return record
