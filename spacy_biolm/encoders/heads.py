@@ -6,6 +6,10 @@
   (one pair per candidate sentence) and the anonymised ``relation_extractor`` (one marked
   sentence per candidate entity pair).
 * ``SpanExtractor``: a start and an end logit for every wordpiece of every window (``answer_span``).
+* ``CosineRanker``: (question, sentence) pairs scored by the cosine of the two texts' mean-pooled
+  embeddings, each text encoded alone (``answer_reranker``'s bi-encoder): before any training it
+  ranks exactly like the zero-shot similarity of a sentence-embedding encoder, so fine-tuning
+  starts from that ranking instead of from a random head.
 
 These are plain functions used by the registered architectures of the components
 (``spacy_biolm.pipes.*.model``).
@@ -20,7 +24,7 @@ from thinc.types import Floats2d, Floats3d
 
 from .pair_encoder import EncodedWindows, EncoderInput
 
-__all__ = ["PairClassifier", "SpanExtractor", "SpanLogits", "window_mean_matrix"]
+__all__ = ["CosineRanker", "PairClassifier", "SpanExtractor", "SpanLogits", "window_mean_matrix"]
 
 
 @dataclass
@@ -126,3 +130,72 @@ def _span_forward(model: Model, pairs: List[EncoderInput], is_train: bool) -> Tu
         return []
 
     return output, backprop
+
+
+def CosineRanker(encoder: Model, scale: float, centre: float) -> Model[List[Tuple[str, str]], Floats2d]:
+    """(question, sentence) pairs -> (n_pairs, 2) logits ("irrelevant", "relevant") whose margin
+    is ``scale * (cosine - centre)``.
+
+    Every distinct text of the batch is encoded once, alone (``[CLS] text [SEP]``, windowed when
+    long), and mean-pooled over its own wordpieces (all windows together); the cosine of the
+    question's and the sentence's pooled vectors, shifted by ``centre`` and sharpened by ``scale``,
+    is the log-odds of "relevant" (the logits are -margin/2 and +margin/2, so a softmax over them
+    is the logistic of the margin). ``scale`` and ``centre`` are fixed: they set the loss's
+    temperature and decision point, not the ranking (a cosine ranks the same at any scale).
+    """
+    if scale <= 0:
+        raise ValueError(f"CosineRanker scale must be positive, got {scale!r}")
+    return Model(
+        "cosine_ranker",
+        _cosine_forward,
+        init=_init_cosine,
+        layers=[encoder],
+        attrs={"scale": float(scale), "centre": float(centre)},
+        dims={"nO": 2},
+    )
+
+
+def _init_cosine(model: Model, X=None, Y=None) -> Model:
+    model.layers[0].initialize()
+    if model.get_dim("nO") != 2:
+        raise ValueError(f"{model.name} gives two logits (irrelevant, relevant), not {model.get_dim('nO')}")
+    return model
+
+
+def _one_hot(index: numpy.ndarray, n_columns: int) -> numpy.ndarray:
+    matrix = numpy.zeros((len(index), n_columns), dtype="float32")
+    matrix[numpy.arange(len(index)), index] = 1.0
+    return matrix
+
+
+def _cosine_forward(model: Model, pairs: List[Tuple[str, str]], is_train: bool) -> Tuple[Floats2d, Callable]:
+    ops = model.ops
+    if not pairs:
+        return ops.alloc2f(0, 2), lambda d: []
+    texts = list(dict.fromkeys(text for pair in pairs for text in pair))
+    row = {text: i for i, text in enumerate(texts)}
+    windows, backprop_encoder = model.layers[0](texts, is_train)
+    mask = ops.asarray(windows.passage_mask.astype("float32"))
+    sums = (windows.hidden * mask[:, :, None]).sum(axis=1)
+    to_text = ops.asarray(_one_hot(windows.pair_index, len(texts)).T)  # (n_texts, n_windows)
+    counts = ops.xp.maximum(to_text @ mask.sum(axis=1), 1.0)  # an empty text pools to zeros
+    pooled = (to_text @ sums) / counts[:, None]
+    norms = ops.xp.maximum(ops.xp.sqrt((pooled * pooled).sum(axis=1)), 1e-12)
+    unit = pooled / norms[:, None]
+    question = ops.asarray(_one_hot(numpy.asarray([row[q] for q, _ in pairs]), len(texts)))
+    sentence = ops.asarray(_one_hot(numpy.asarray([row[s] for _, s in pairs]), len(texts)))
+    unit_q, unit_s = question @ unit, sentence @ unit
+    cosine = (unit_q * unit_s).sum(axis=1)
+    scale, centre = model.attrs["scale"], model.attrs["centre"]
+    margin = scale * (cosine - centre)
+    logits = ops.xp.stack([-margin / 2, margin / 2], axis=1).astype("float32")
+
+    def backprop(d_logits: Floats2d) -> List:
+        d_cosine = scale * (d_logits[:, 1] - d_logits[:, 0]) / 2
+        d_unit = question.T @ (d_cosine[:, None] * unit_s) + sentence.T @ (d_cosine[:, None] * unit_q)
+        d_pooled = (d_unit - unit * (unit * d_unit).sum(axis=1, keepdims=True)) / norms[:, None]
+        d_sums = to_text.T @ (d_pooled / counts[:, None])
+        backprop_encoder((d_sums[:, None, :] * mask[:, :, None]).astype("float32"))
+        return []
+
+    return logits, backprop

@@ -16,6 +16,11 @@ a random fraction of the irrelevant ones, drawn again at every update: the encod
 informative pairs (see configs/answer_reranker.cfg for the measured choice). ``class_weights``
 (null, "balanced" or ``{label: weight}``) still applies to the items trained on.
 
+``listwise`` replaces the per-candidate cross-entropy with a softmax over the candidates of each
+Doc (the relevant ones are the target): the loss then asks only that a Doc's relevant sentences
+score above its other candidates, which is what MRR measures, not that every margin cross a global
+threshold; Docs without a relevant candidate give no listwise gradient and are not encoded.
+
 Gold Docs mark their relevant sentences in ``doc.spans["relevant_sents"]``.
 """
 
@@ -33,7 +38,7 @@ from ..qa_pipe import qa_factory_config
 from .scorer import gold_sentence_offsets
 from ...versions import check_built_version
 
-__all__ = ["AnswerReranker", "make_answer_reranker", "candidate_sentences"]
+__all__ = ["AnswerReranker", "make_answer_reranker", "candidate_sentences", "listwise_loss"]
 
 LABELS = ("irrelevant", "relevant")
 
@@ -44,7 +49,7 @@ LABELS = ("irrelevant", "relevant")
     requires=["doc._.question", "token.is_sent_start"],
     default_config=qa_factory_config(
         "spacy-biolm.AnswerRerankerModel.v1", "spacy-biolm.answer_reranker_scorer.v1", window=128, stride=32,
-        spans_key="ranked_sents", class_weights=None, negative_sampling=1.0,
+        spans_key="ranked_sents", class_weights=None, negative_sampling=1.0, listwise=False,
     ),
     default_score_weights={"rerank_mrr": 1.0, "rerank_mrr_random": None, "rerank_questions": None},
 )
@@ -56,6 +61,7 @@ def make_answer_reranker(
     class_weights,
     negative_sampling: float,
     scorer: Optional[Callable],
+    listwise: bool = False,
 ):
     """Create an ``answer_reranker`` component.
 
@@ -68,13 +74,17 @@ def make_answer_reranker(
         on all candidates. Prediction always scores every candidate.
     scorer: ``spacy-biolm.answer_reranker_scorer.v1`` (tie-aware MRR per question and the
         expected MRR of a random order).
+    listwise: train with a softmax over each Doc's candidates (relevant ones the target) instead
+        of a cross-entropy per candidate; ``class_weights`` must then be null.
     """
     check_built_version(nlp.meta)  # the pipeline's recorded spacy-biolm version vs this one
     if not 0.0 < negative_sampling <= 1.0:
         raise ValueError(f"{name}: negative_sampling must be in (0, 1], got {negative_sampling!r}")
+    if listwise and class_weights is not None:
+        raise ValueError(f"{name}: class_weights apply to the per-candidate loss; set them to null with listwise = true")
     return AnswerReranker(
         nlp.vocab, model, name, spans_key=spans_key, class_weights=class_weights,
-        negative_sampling=negative_sampling, scorer=scorer,
+        negative_sampling=negative_sampling, listwise=listwise, scorer=scorer,
     )
 
 
@@ -95,6 +105,28 @@ def gold_relevance(example: Example, sentences: List[Span]) -> List[int]:
     """1 for each predicted sentence whose character span is a gold relevant sentence, else 0."""
     gold = gold_sentence_offsets(example.reference)
     return [int((s.start_char, s.end_char) in gold) for s in sentences]
+
+
+def listwise_loss(margins: numpy.ndarray, targets: numpy.ndarray, groups: Sequence[int]) -> Tuple[float, numpy.ndarray]:
+    """Mean over the groups with a relevant item of -log(sum of softmax(margins of the group) over
+    its relevant items): (loss, d_margins). Groups without a relevant item get no gradient."""
+    margins = numpy.asarray(margins, dtype="float64")
+    groups = numpy.asarray(groups)
+    relevant = numpy.asarray(targets) == 1
+    d_margins = numpy.zeros_like(margins)
+    losses = []
+    for group in numpy.unique(groups):
+        rows = numpy.flatnonzero(groups == group)
+        if not relevant[rows].any():
+            continue
+        probs = numpy.exp(margins[rows] - margins[rows].max())
+        probs /= probs.sum()
+        mass = probs[relevant[rows]].sum()
+        losses.append(-numpy.log(max(mass, 1e-12)))
+        d_margins[rows] = probs - numpy.where(relevant[rows], probs / mass, 0.0)
+    if not losses:
+        return 0.0, d_margins
+    return float(numpy.mean(losses)), d_margins / len(losses)
 
 
 class AnswerReranker(ClassifierPipe):
@@ -135,14 +167,27 @@ class AnswerReranker(ClassifierPipe):
             )
 
     def training_input(self, examples: List[Example]) -> Tuple[List[Tuple[str, str]], List[Tuple[int, Span]]]:
-        """Every relevant candidate and each irrelevant one with probability ``negative_sampling``."""
+        """Every relevant candidate and each irrelevant one with probability ``negative_sampling``
+        (listwise: of the Docs that have a relevant candidate only)."""
         pairs, owners = self.model_input([eg.predicted for eg in examples])
         rate = self.cfg.get("negative_sampling", 1.0)
-        if rate >= 1.0 or not owners:
+        listwise = self.cfg.get("listwise", False)
+        if (rate >= 1.0 and not listwise) or not owners:
             return pairs, owners
         relevant = self.gold_targets(examples, owners) == 1
         keep = relevant | (numpy.random.random(len(owners)) < rate)
+        if listwise:
+            docs_with_relevant = {i for (i, _), r in zip(owners, relevant) if r}
+            keep &= numpy.asarray([i in docs_with_relevant for i, _ in owners])
         return [p for p, k in zip(pairs, keep) if k], [o for o, k in zip(owners, keep) if k]
+
+    def get_loss(self, examples: Iterable[Example], predictions):
+        if not self.cfg.get("listwise", False):
+            return super().get_loss(examples, predictions)
+        owners, logits = predictions
+        targets = self.gold_targets(list(examples), owners)
+        loss, d_margins = listwise_loss(self.item_scores(self.model.ops.to_numpy(logits)), targets, [i for i, _ in owners])
+        return loss, self.model.ops.asarray2f(numpy.stack([-d_margins, d_margins], axis=1).astype("float32"))
 
     def gold_targets(self, examples: List[Example], owners) -> numpy.ndarray:
         by_doc: dict = {}

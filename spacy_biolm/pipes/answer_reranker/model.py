@@ -1,9 +1,10 @@
-"""The answer-sentence reranking model: the pair encoder with a relevant/irrelevant classifier."""
+"""The answer-sentence reranking models: a bi-encoder (cosine of the question's and the sentence's
+embeddings) and a cross-encoder (the pair read together, a relevant/irrelevant classifier)."""
 
 from spacy.util import registry
 from thinc.api import Model
 
-__all__ = ["build_answer_reranker_model"]
+__all__ = ["build_answer_reranker_model", "build_answer_reranker_cosine"]
 
 
 @registry.architectures("spacy-biolm.AnswerRerankerModel.v1")
@@ -17,3 +18,22 @@ def build_answer_reranker_model(encoder: Model, dropout: float = 0.1) -> Model:
     from ...encoders.heads import PairClassifier
 
     return PairClassifier(encoder, n_labels=2, dropout=dropout)
+
+
+@registry.architectures("spacy-biolm.AnswerRerankerCosine.v1")
+def build_answer_reranker_cosine(encoder: Model, scale: float = 20.0, centre: float = 0.6) -> Model:
+    """(question, candidate sentence) pairs -> logits for ("irrelevant", "relevant") from the
+    cosine of the question's and the sentence's mean-pooled embeddings (each text encoded alone).
+
+    With a sentence-embedding encoder (all-MiniLM-L6-v2) the untrained model already ranks like
+    its zero-shot similarity; training moves the embeddings, not a fresh head. Cheaper than the
+    cross-encoder too: a question is encoded once for all its candidates.
+
+    encoder (Model): a ``spacy-biolm.PairEncoder.v1`` (read with single texts).
+    scale (float): the margin's sharpness, ``scale * (cosine - centre)`` (a softmax temperature of
+        1/scale); it sets how hard the loss pushes, not the ranking.
+    centre (float): the cosine at which "relevant" has probability 0.5 under the loss.
+    """
+    from ...encoders.heads import CosineRanker
+
+    return CosineRanker(encoder, scale=scale, centre=centre)
