@@ -257,8 +257,10 @@ _QA_ARCHITECTURES = {
 }
 
 
-def make_qa_nlp(encoder_dir: Path, component: str, window: int = 32, stride: int = 8, **settings):
-    """A blank English pipeline (corpus tokenizer) with one QA component on ``encoder_dir``."""
+def make_qa_nlp(encoder_dir: Path, component: str, window: int = 32, stride: int = 8,
+                architecture: Optional[str] = None, **settings):
+    """A blank English pipeline (corpus tokenizer) with one QA component on ``encoder_dir``
+    (its default architecture unless ``architecture`` names another)."""
     import spacy
 
     if component not in _QA_ARCHITECTURES:
@@ -266,7 +268,7 @@ def make_qa_nlp(encoder_dir: Path, component: str, window: int = 32, stride: int
     nlp = spacy.blank("en", config={"nlp": {"tokenizer": {"@tokenizers": "spacy-biolm.BioTokenizer.v1"}}})
     encoder = {"@architectures": "spacy-biolm.PairEncoder.v1", "name": str(encoder_dir), "window": window,
                "stride": stride}
-    config = {"model": {"@architectures": _QA_ARCHITECTURES[component], "encoder": encoder}, **settings}
+    config = {"model": {"@architectures": architecture or _QA_ARCHITECTURES[component], "encoder": encoder}, **settings}
     nlp.add_pipe(component, config=config)
     return nlp
 

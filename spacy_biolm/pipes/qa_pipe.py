@@ -19,13 +19,15 @@ def passage_pairs(docs: Sequence[Doc], component: str) -> Tuple[List[Tuple[str, 
     return [(get_question(doc, component), doc.text) for doc in docs], list(range(len(docs)))
 
 
-def qa_factory_config(architecture: str, scorer: str, window: int, stride: int, **settings: Any) -> Dict[str, Any]:
-    """A QA component's default config: ``architecture`` on a ``spacy-biolm.PairEncoder.v1``
-    (the published ELECTRA-Small until a config names another encoder), the registered
-    ``scorer`` and the component's own ``settings``."""
+def qa_factory_config(
+    architecture: str, scorer: str, window: int, stride: int, head: Optional[Dict[str, Any]] = None, **settings: Any
+) -> Dict[str, Any]:
+    """A QA component's default config: ``architecture`` (with its ``head`` settings, by default
+    a dropout of 0.1) on a ``spacy-biolm.PairEncoder.v1`` (the published ELECTRA-Small until a
+    config names another encoder), the registered ``scorer`` and the component's own ``settings``."""
     model: Dict[str, Optional[Any]] = {
         "@architectures": architecture,
-        "dropout": 0.1,
+        **({"dropout": 0.1} if head is None else head),
         "encoder": {
             "@architectures": "spacy-biolm.PairEncoder.v1",
             "name": "google/electra-small-discriminator",

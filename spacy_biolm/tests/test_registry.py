@@ -84,6 +84,7 @@ found = {name: type(nlp.add_pipe(name, config={"model": {"encoder": {"name": "un
          for name in ("yes_no", "answer_span", "answer_reranker")}
 for table, name in [("architectures", "spacy-biolm.PairEncoder.v1"), ("architectures", "spacy-biolm.YesNoClassifier.v1"),
                     ("architectures", "spacy-biolm.AnswerSpanModel.v1"), ("architectures", "spacy-biolm.AnswerRerankerModel.v1"),
+                    ("architectures", "spacy-biolm.AnswerRerankerCosine.v1"),
                     ("scorers", "spacy-biolm.yes_no_scorer.v1"), ("scorers", "spacy-biolm.answer_span_scorer.v1"),
                     ("scorers", "spacy-biolm.answer_reranker_scorer.v1"), ("readers", "spacy-biolm.QACorpus.v1")]:
     found[name] = getattr(spacy.registry, table).get(name).__module__

@@ -1,9 +1,13 @@
 """``answer_reranker``: ranks the candidate sentences of a Doc by how well they answer its question.
 
 The Doc holds the candidates as its sentences (``make_question_doc(nlp, question, [s1, s2, ...])``,
-or any Doc with sentence boundaries, e.g. after a ``sentencizer``). Each sentence is paired with the
-question (``[CLS] question [SEP] sentence [SEP]``); a linear layer on ``[CLS]`` gives the logits of
-("irrelevant", "relevant"). The sentences go to ``doc.spans["ranked_sents"]`` best first, with
+or any Doc with sentence boundaries, e.g. after a ``sentencizer``). The model gives the logits of
+("irrelevant", "relevant") for each (question, sentence) pair: ``spacy-biolm.AnswerRerankerCosine.v1``
+from the cosine of the two texts' embeddings, each encoded alone (a bi-encoder; untrained, the
+zero-shot ranking of a sentence-embedding encoder), ``spacy-biolm.AnswerRerankerModel.v1`` from a
+linear layer on ``[CLS]`` of ``[CLS] question [SEP] sentence [SEP]`` (a cross-encoder). The
+factory's default is the bi-encoder: with 75 relevant training candidates, the cross-encoder's
+fresh head ranked below a random order (configs/answer_reranker.cfg gives the measurements). The sentences go to ``doc.spans["ranked_sents"]`` best first, with
 ``attrs["scores"]`` the **logit margin** (logit relevant - logit irrelevant), i.e. the log-odds of
 "relevant": strictly monotone in the relevance probability but, unlike the float32 probability,
 never saturating at 1.0, so confident candidates stay distinct instead of tying (a tie used to
@@ -48,7 +52,8 @@ LABELS = ("irrelevant", "relevant")
     assigns=["doc.spans"],
     requires=["doc._.question", "token.is_sent_start"],
     default_config=qa_factory_config(
-        "spacy-biolm.AnswerRerankerModel.v1", "spacy-biolm.answer_reranker_scorer.v1", window=128, stride=32,
+        "spacy-biolm.AnswerRerankerCosine.v1", "spacy-biolm.answer_reranker_scorer.v1", window=128, stride=32,
+        head={"scale": 20.0, "centre": 0.6},
         spans_key="ranked_sents", class_weights=None, negative_sampling=1.0, listwise=False,
     ),
     default_score_weights={"rerank_mrr": 1.0, "rerank_mrr_random": None, "rerank_questions": None},
@@ -65,7 +70,7 @@ def make_answer_reranker(
 ):
     """Create an ``answer_reranker`` component.
 
-    model: a ``spacy-biolm.AnswerRerankerModel.v1``.
+    model: a ``spacy-biolm.AnswerRerankerCosine.v1`` or ``spacy-biolm.AnswerRerankerModel.v1``.
     spans_key: where the ranked sentences go in ``doc.spans``.
     class_weights: null, "balanced" or ``{"relevant": 99.0, "irrelevant": 1.0}`` (the paper's
         weighted reranker); the weights of the loss over the items trained on.

@@ -160,6 +160,7 @@ def anonymise(
     markers: Sequence[str] = ("<< ", " >>", "[[ ", " ]]"),
     window: Optional[Tuple[int, int]] = None,
     entities: Optional[Sequence[Span]] = None,
+    max_context: Optional[int] = None,
 ) -> str:
     """The text of ``doc`` prepared for one pair, as the papers fed it to the encoder.
 
@@ -171,6 +172,8 @@ def anonymise(
     Only the sentence(s) holding the pair are used when the Doc has sentence boundaries, or the
     token range ``window`` when given (it must contain both entities). ``entities``: the Doc's
     ``doc.ents`` when the caller classifies many pairs of one Doc (built once, not per pair).
+    ``max_context``: at most that many tokens of that text before and after the pair (a Doc
+    without sentence boundaries, or one huge sentence, would otherwise give its whole text).
     The cost is that of the text used, not of the whole Doc.
     """
     if style not in ("replace", "mark"):
@@ -183,6 +186,9 @@ def anonymise(
         start, end = window
         if start > min(head.start, tail.start) or end < max(head.end, tail.end):
             raise ValueError(f"window {window} does not contain the pair {head.text!r}, {tail.text!r}")
+    if max_context is not None:
+        start = max(start, min(head.start, tail.start) - max_context)
+        end = min(end, max(head.end, tail.end) + max_context)
     edits = []  # (start_char, end_char, replacement)
     if style == "replace":
         for span in (head, tail):

@@ -228,7 +228,10 @@ def pair_texts(model: Model, docs: Sequence[Doc], pairs: Sequence[Ints2d]) -> Li
     """The anonymised encoder input of every pair, in order.
 
     An input longer than the encoder window is cut to a window of tokens around the pair (32,
-    16, 8, 4, then 0 tokens of context each side) so both entities stay in.
+    16, 8, 4, then 0 tokens of context each side) so both entities stay in. The first text of a
+    pair has at most ``window`` tokens each side of it: a token is at least one wordpiece, so more
+    context could never fit the window and would be cut anyway, and tokenising it would cost the
+    whole Doc per pair on a long Doc without sentence boundaries.
     """
     from ...encoders.pair_encoder import get_tokenizer
 
@@ -243,11 +246,12 @@ def pair_texts(model: Model, docs: Sequence[Doc], pairs: Sequence[Ints2d]) -> Li
             head = ents.get((int(hs), int(he))) or doc[int(hs):int(he)]
             tail = ents.get((int(ts), int(te))) or doc[int(ts):int(te)]
             spans.append((doc, head, tail, doc_ents))
-    texts = [anonymise(doc, head, tail, *args, entities=doc_ents) for doc, head, tail, doc_ents in spans]
-    if not texts:
-        return texts
+    if not spans:
+        return []
     encoder = model.get_ref("encoder")
     tokenizer, window = get_tokenizer(encoder), encoder.attrs["window"]
+    texts = [anonymise(doc, head, tail, *args, entities=doc_ents, max_context=window)
+             for doc, head, tail, doc_ents in spans]
     for i, n_pieces in enumerate(_n_pieces(tokenizer, texts)):
         if n_pieces <= window:
             continue

@@ -169,3 +169,108 @@ def test_bad_input(tiny_qa_encoder):
     long_sentence = " ".join(["tamoxifen treats breast cancer"] * 20) + " ."
     doc = nlp(make_question_doc(nlp, QUESTION, [long_sentence, "naïve β-catenin ."]))
     assert len(doc.spans["ranked_sents"]) == 2
+
+
+def _mean_pooled_cosine(encoder_dir, question, sentence):
+    """The cosine of two texts' embeddings straight from HF: each text alone, mean of the last
+    hidden states of its own wordpieces ([CLS]/[SEP] left out)."""
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(encoder_dir))
+    model = AutoModel.from_pretrained(str(encoder_dir)).eval()
+    vectors = []
+    with torch.inference_mode():
+        for text in (question, sentence):
+            batch = tokenizer(text, return_tensors="pt")
+            vectors.append(model(**batch).last_hidden_state[0, 1:-1].mean(0))
+    return float(torch.nn.functional.cosine_similarity(vectors[0], vectors[1], dim=0))
+
+
+def test_untrained_cosine_reranker_ranks_by_the_zero_shot_cosine(tiny_qa_encoder):
+    nlp = make_qa_nlp(tiny_qa_encoder, "answer_reranker", window=24, stride=4,
+                      architecture="spacy-biolm.AnswerRerankerCosine.v1")
+    nlp.initialize(lambda: [Example(make_question_doc(nlp, QUESTION, SENTENCES, "q1"), _gold(nlp, SENTENCES, {1}))])
+    doc = nlp(make_question_doc(nlp, QUESTION, SENTENCES))
+    ranked = doc.spans["ranked_sents"]
+    expected = {s: 20.0 * (_mean_pooled_cosine(tiny_qa_encoder, QUESTION, s) - 0.6) for s in SENTENCES}
+    assert [s.text for s in ranked] == sorted(SENTENCES, key=lambda s: -expected[s])
+    assert ranked.attrs["scores"] == pytest.approx([expected[s.text] for s in ranked], abs=1e-4)
+
+
+def _fixed_windows_encoder(windows):
+    """A stand-in PairEncoder that returns ``windows`` for any input and records the gradient."""
+    seen = {}
+
+    def forward(model, texts, is_train):
+        def backprop(d_hidden):
+            seen["d_hidden"] = d_hidden
+            return []
+
+        return windows, backprop
+
+    return Model("fixed_windows", forward, dims={"nO": windows.hidden.shape[2]}), seen
+
+
+def test_cosine_ranker_gradient_matches_finite_differences():
+    from spacy_biolm.encoders.heads import CosineRanker
+    from spacy_biolm.encoders.pair_encoder import EncodedWindows
+
+    rng = numpy.random.default_rng(0)
+    # Three distinct texts (question q, sentences a and b); b is read in two windows, padding masked out.
+    hidden = rng.normal(size=(4, 5, 3)).astype("float32")
+    mask = numpy.array([[0, 1, 1, 0, 0], [0, 1, 1, 1, 0], [0, 1, 1, 1, 1], [0, 1, 1, 0, 0]], dtype=bool)
+    pairs = [("q", "a"), ("q", "b")]
+    d_logits = numpy.array([[0.3, -0.7], [-0.2, 0.5]], dtype="float32")
+
+    def loss_and_gradient(h):
+        windows = EncodedWindows(h, numpy.array([0, 1, 2, 2]), numpy.zeros((4, 5, 2), dtype="int64"), mask, 3)
+        encoder, seen = _fixed_windows_encoder(windows)
+        model = CosineRanker(encoder, scale=7.0, centre=0.1)
+        logits, backprop = model.begin_update(pairs)
+        backprop(d_logits)
+        return float((numpy.asarray(logits, dtype="float64") * d_logits).sum()), seen["d_hidden"], logits
+
+    _, analytic, logits = loss_and_gradient(hidden)
+    assert numpy.allclose(logits[:, 0], -logits[:, 1])
+    assert numpy.all(analytic[~mask] == 0)  # no gradient to padding or special tokens
+    numeric = numpy.zeros_like(hidden, dtype="float64")
+    for index in numpy.ndindex(hidden.shape):
+        step = numpy.zeros_like(hidden, dtype="float64")
+        step[index] = 1e-3
+        numeric[index] = (loss_and_gradient((hidden + step).astype("float64"))[0]
+                          - loss_and_gradient((hidden - step).astype("float64"))[0]) / 2e-3
+    assert numpy.allclose(analytic, numeric, atol=1e-3)
+
+
+def test_listwise_loss_by_hand():
+    from spacy_biolm.pipes.answer_reranker.component import listwise_loss
+
+    # Group 0: margins (0, log 3), the second relevant -> p = (1/4, 3/4), loss -log 3/4.
+    # Group 1: no relevant candidate -> no loss, no gradient.
+    loss, d_margins = listwise_loss([0.0, numpy.log(3.0), 5.0, -1.0], [0, 1, 0, 0], [0, 0, 1, 1])
+    assert loss == pytest.approx(-numpy.log(0.75))
+    assert d_margins == pytest.approx([0.25, -0.25, 0.0, 0.0])
+    # Two relevant of three with equal margins: their softmax mass is 2/3.
+    loss, d_margins = listwise_loss([1.0, 1.0, 1.0], [1, 1, 0], [3, 3, 3])
+    assert loss == pytest.approx(-numpy.log(2 / 3))
+    assert d_margins == pytest.approx([1 / 3 - 1 / 2, 1 / 3 - 1 / 2, 1 / 3])
+    assert listwise_loss([0.5], [0], [0]) == (0.0, pytest.approx([0.0]))
+
+
+def test_listwise_training_encodes_only_docs_with_a_relevant_candidate_and_learns(tiny_qa_encoder, tmp_path):
+    nlp = make_qa_nlp(tiny_qa_encoder, "answer_reranker", window=24, stride=4,
+                      architecture="spacy-biolm.AnswerRerankerCosine.v1", listwise=True)
+    with_relevant = Example(make_question_doc(nlp, QUESTION, SENTENCES, "q1"), _gold(nlp, SENTENCES, {1}))
+    without = Example(make_question_doc(nlp, QUESTION, SENTENCES, "q2"), _gold(nlp, SENTENCES, set(), "q2"))
+    overfit(nlp, [with_relevant, without], steps=30)
+    reranker = nlp.get_pipe("answer_reranker")
+    _, owners = reranker.training_input([without, with_relevant])
+    assert {i for i, _ in owners} == {1} and len(owners) == len(SENTENCES)
+    doc = nlp(make_question_doc(nlp, QUESTION, SENTENCES))
+    assert doc.spans["ranked_sents"][0].text == SENTENCES[1]
+    assert nlp.evaluate([with_relevant])["rerank_mrr"] == 1.0
+    nlp.to_disk(tmp_path / "p")
+    assert spacy.load(tmp_path / "p").get_pipe("answer_reranker").cfg["listwise"] is True
+    with pytest.raises(ValueError, match="listwise"):
+        make_qa_nlp(tiny_qa_encoder, "answer_reranker", listwise=True, class_weights="balanced")

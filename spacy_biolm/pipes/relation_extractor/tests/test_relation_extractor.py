@@ -231,6 +231,8 @@ def test_anonymisation_replaces_the_pair_and_other_entities():
     assert anonymise(doc, ents[0], ents[1], placeholders) == "BC6ENTC inhibits BC6ENTG and COX2 ."
     assert anonymise(doc, ents[0], ents[1], placeholders, style="mark") == "<< aspirin >> inhibits [[ COX1 ]] and COX2 ."
     assert anonymise(doc, ents[0], ents[1], placeholders, window=(0, 3)) == "BC6ENTC inhibits BC6ENTG"
+    assert anonymise(doc, ents[1], ents[2], placeholders, max_context=1) == "inhibits BC6ENTG and BC6ENTG ."
+    assert anonymise(doc, ents[1], ents[2], placeholders, max_context=0) == "BC6ENTG and BC6ENTG"
     assert anonymise(doc, ents[0], ents[1], {}) == "@CHEMICAL$ inhibits @GENE$ and COX2 ."
     # Sentences: only the pair's sentence(s) are used, their other entities replaced (not those of
     # other sentences); the same with the Doc's entities passed in once.
@@ -385,6 +387,27 @@ def test_long_inputs_are_windowed_around_the_pair(relation_encoder):
     assert len(windows["pair_index"]) > 1 and set(windows["pair_index"]) == {0}
     probs = nlp.get_pipe("relation_extractor").predict([doc])[1]
     assert probs.shape == (1, 2) and probs.sum() == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_long_doc_without_sentences_is_never_read_whole_per_pair(relation_encoder, monkeypatch):
+    from spacy_biolm.pipes.relation_extractor import model as relation_model
+
+    nlp = anonymised_nlp(relation_encoder)
+    nlp.initialize(lambda: gad_examples(2))
+    model = nlp.get_pipe("relation_extractor").model
+    words = ["filler"] * 3000 + ["@GENE$", "causes", "@DISEASE$"] + ["filler"] * 3000
+    doc = make_doc(words, [(3000, 3001, "GENE"), (3002, 3003, "DISEASE")])
+    tokenised = []
+    count_pieces = relation_model._n_pieces
+    monkeypatch.setattr(relation_model, "_n_pieces", lambda tok, texts: tokenised.extend(texts) or count_pieces(tok, texts))
+    (text,) = relation_model.pair_texts(model, [doc], [numpy.asarray([[3000, 3001, 3002, 3003]])])
+    window = model.get_ref("encoder").attrs["window"]
+    assert max(len(t.split()) for t in tokenised) <= 2 * window + 3
+    # The same text as a Doc with less filler gives (its cut keeps at most 32 tokens each side).
+    short = make_doc(["filler"] * 40 + ["@GENE$", "causes", "@DISEASE$"] + ["filler"] * 40,
+                     [(40, 41, "GENE"), (42, 43, "DISEASE")])
+    assert text == relation_model.pair_texts(model, [short], [numpy.asarray([[40, 41, 42, 43]])])[0]
+    assert "@GENE$ causes @DISEASE$" in text
 
 
 def test_class_weights_reach_the_loss(relation_encoder):
