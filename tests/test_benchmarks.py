@@ -113,6 +113,30 @@ def test_inference_benchmark_reports_speed_memory_and_ratios(tmp_path):
     assert output.with_suffix(".png").stat().st_size > 1000
 
 
+def test_finetune_memory_benchmark_trains_with_and_without_the_trim_callback(tmp_path):
+    from spacy_biolm.corpora.conll import convert_ner
+
+    encoder = make_tiny_encoder(tmp_path / "encoder")
+    docs = tmp_path / "ner.spacy"
+    convert_ner(write_conll(tmp_path / "ner.tsv", disease_sentences(40, seed=5)), docs)
+    output = tmp_path / "finetune_memory.json"
+    cmd = [sys.executable, str(REPO / "benchmarks" / "finetune_memory.py"), "--encoder", str(encoder), "--train",
+           str(docs), "--dev", str(docs), "--dev-limit", "5", "--steps", "4", "--eval-frequency", "2",
+           "--output", str(output)]
+    env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
+    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(output.read_text())
+    trimmed, plain = report["runs"]["trim_memory every 10 updates"], report["runs"]["no callback"]
+    assert trimmed["before_update"] == "spacy-biolm.trim_memory.v1" and plain["before_update"] is None
+    for run in (trimmed, plain):
+        assert run["peak_rss_mib"] > 50 and run["wall_seconds"] > 0 and "ents_f" in run["final_dev_scores"]
+    # The callback releases memory and touches no weight: the same updates give the same scores.
+    assert report["same_final_dev_scores"] is True
+    assert report["peak_rss_ratio_trim_over_plain"] == round(trimmed["peak_rss_mib"] / plain["peak_rss_mib"], 3)
+    assert output.with_suffix(".png").stat().st_size > 1000
+
+
 def test_annotate_benchmark_reports_docs_per_second_of_each_runner(tmp_path):
     from spacy_biolm.corpora.conll import convert_ner
 

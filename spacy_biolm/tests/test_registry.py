@@ -16,6 +16,7 @@ found = {
     "tokenizer": [t.text for t in nlp("IL-2")],
     "reader": spacy.registry.readers.get("spacy-biolm.ConllNerCorpus.v1").__module__,
     "schedule": spacy.registry.schedules.get("spacy-biolm.warmup_linear.v1").__module__,
+    "callback": spacy.registry.callbacks.get("spacy-biolm.trim_memory.v1").__module__,
     "factory": nlp.add_pipe("biolm_abbreviations").__class__.__module__,
 }
 found["relations"] = [
@@ -42,6 +43,7 @@ print(json.dumps(found))
     assert found["tokenizer"] == ["IL", "-", "2"]
     assert found["reader"] == "spacy_biolm.corpora.readers"
     assert found["schedule"] == "spacy_biolm.training.schedules"
+    assert found["callback"] == "spacy_biolm.training.memory"
     assert found["factory"] == "spacy_biolm.pipes.abbreviations.component"
     assert found["relations"] == [
         "spacy_biolm.pipes.relation_extractor.component",
