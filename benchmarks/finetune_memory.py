@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Dict, List
 
 from process_memory import proc_status_mib
+from spacy.util import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,10 +36,12 @@ def run_training(args: argparse.Namespace, out: Path, trim: bool) -> Dict:
            "--training.eval_frequency", str(args.eval_frequency)]
     if not trim:
         cmd += ["--training.before_update", "null"]
+    elif args.interval:  # the whole inline table: spaCy cannot override a key inside one
+        cmd += ["--training.before_update", json.dumps({"@callbacks": "spacy-biolm.trim_memory.v1", "interval": args.interval})]
     started = time.time()
     samples: List[List[float]] = []
     with tempfile.TemporaryFile(mode="w+") as log:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, text=True)
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, text=True)
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
@@ -91,14 +94,16 @@ def main(argv=None) -> Dict:
     parser.add_argument("--dev-limit", type=int, default=50, help="dev Docs per evaluation (the runs measure training)")
     parser.add_argument("--steps", type=int, default=160)
     parser.add_argument("--eval-frequency", type=int, default=40)
+    parser.add_argument("--interval", type=int, default=0, help="the callback's interval (0: the config's)")
     parser.add_argument("--output", type=Path, default=ROOT / "benchmarks" / "results" / "finetune_memory.json")
     args = parser.parse_args(argv)
     for name in ("config", "encoder", "train", "dev"):
         if not getattr(args, name).exists():
             parser.error(f"--{name} {getattr(args, name)} does not exist")
     with tempfile.TemporaryDirectory(prefix="finetune_memory_") as work:
+        interval = args.interval or load_config(args.config)["training"]["before_update"]["interval"]
         runs = {
-            "trim_memory every 10 updates": run_training(args, Path(work) / "trim", trim=True),
+            f"trim_memory every {interval} updates": run_training(args, Path(work) / "trim", trim=True),
             "no callback": run_training(args, Path(work) / "plain", trim=False),
         }
     trimmed, plain = runs.values()
@@ -107,6 +112,7 @@ def main(argv=None) -> Dict:
         "config": str(args.config),
         "train": str(args.train),
         "steps": args.steps,
+        "interval": interval,
         "cpus": os.cpu_count(),
         "torch_threads": os.environ.get("OMP_NUM_THREADS", "default"),
         "machine": platform.machine(),

@@ -122,12 +122,13 @@ def test_finetune_memory_benchmark_trains_with_and_without_the_trim_callback(tmp
     output = tmp_path / "finetune_memory.json"
     cmd = [sys.executable, str(REPO / "benchmarks" / "finetune_memory.py"), "--encoder", str(encoder), "--train",
            str(docs), "--dev", str(docs), "--dev-limit", "5", "--steps", "4", "--eval-frequency", "2",
-           "--output", str(output)]
+           "--interval", "2", "--output", str(output)]
     env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
     result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(output.read_text())
-    trimmed, plain = report["runs"]["trim_memory every 10 updates"], report["runs"]["no callback"]
+    trimmed, plain = report["runs"]["trim_memory every 2 updates"], report["runs"]["no callback"]
+    assert report["interval"] == 2
     assert trimmed["before_update"] == "spacy-biolm.trim_memory.v1" and plain["before_update"] is None
     for run in (trimmed, plain):
         assert run["peak_rss_mib"] > 50 and run["wall_seconds"] > 0 and "ents_f" in run["final_dev_scores"]
