@@ -23,10 +23,8 @@ from pathlib import Path
 from typing import Dict, List
 
 from process_memory import proc_status_mib
-from spacy.util import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
-
 
 
 def run_training(args: argparse.Namespace, out: Path, trim: bool) -> Dict:
@@ -101,12 +99,13 @@ def main(argv=None) -> Dict:
         if not getattr(args, name).exists():
             parser.error(f"--{name} {getattr(args, name)} does not exist")
     with tempfile.TemporaryDirectory(prefix="finetune_memory_") as work:
-        interval = args.interval or load_config(args.config)["training"]["before_update"]["interval"]
-        runs = {
-            f"trim_memory every {interval} updates": run_training(args, Path(work) / "trim", trim=True),
-            "no callback": run_training(args, Path(work) / "plain", trim=False),
-        }
-    trimmed, plain = runs.values()
+        trimmed = run_training(args, Path(work) / "trim", trim=True)
+        plain = run_training(args, Path(work) / "plain", trim=False)
+    # Read only now: spaCy imports torch, and a big parent would raise its children's ru_maxrss.
+    from spacy.util import load_config
+
+    interval = args.interval or load_config(args.config)["training"]["before_update"]["interval"]
+    runs = {f"trim_memory every {interval} updates": trimmed, "no callback": plain}
     report = {
         "command": "python benchmarks/finetune_memory.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "config": str(args.config),
