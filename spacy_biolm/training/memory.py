@@ -1,7 +1,6 @@
 """Keep a long fine-tuning run's resident memory flat on glibc (Linux)."""
 
 import ctypes
-import ctypes.util
 from typing import Callable, Optional
 
 from spacy.util import registry
@@ -10,9 +9,8 @@ __all__ = ["create_trim_memory", "release_free_memory"]
 
 
 def _load_malloc_trim() -> Optional[Callable[[int], int]]:
-    name = ctypes.util.find_library("c")
-    try:
-        return ctypes.CDLL(name).malloc_trim if name else None
+    try:  # the C library this process already has loaded: no search, no subprocess
+        return ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to release this way
         return None
 
