@@ -138,6 +138,33 @@ def test_finetune_memory_benchmark_trains_with_and_without_the_trim_callback(tmp
     assert output.with_suffix(".png").stat().st_size > 1000
 
 
+def test_qa_memory_benchmark_evaluates_one_pass_and_chunked_with_the_same_scores(tmp_path, tiny_qa_encoder):
+    from spacy_biolm.corpora.qa import QACorpus, convert_qa
+    from spacy_biolm.testing import make_qa_nlp
+
+    nlp = make_qa_nlp(tiny_qa_encoder, "answer_reranker", architecture="spacy-biolm.AnswerRerankerCosine.v1")
+    rows = [f"{int(i % 4 == 0)}\tWhich drug treats it?\tCandidate {i} says BRCA1 is a gene ." for i in range(24)]
+    tsv = tmp_path / "rr.tsv"
+    tsv.write_text("label\tquestion\tanswer_candidate\n" + "\n".join(rows) + "\n", encoding="utf8")
+    data = tmp_path / "test.spacy"
+    convert_qa("reranking", tsv, data, nlp)
+    nlp.initialize(lambda: list(QACorpus(data)(nlp)))
+    nlp.to_disk(tmp_path / "model")
+    output = tmp_path / "qa_memory.json"
+    cmd = [sys.executable, str(REPO / "benchmarks" / "qa_memory.py"), "--model", str(tmp_path / "model"),
+           "--data", str(data), "--output", str(output)]
+    env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
+    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(output.read_text())
+    one_pass, chunked = report["runs"]["one pass per batch"], report["runs"]["chunks of 4096 wordpieces"]
+    assert one_pass["max_batch_tokens"] == 0 and chunked["max_batch_tokens"] == 4096
+    for run in (one_pass, chunked):
+        assert run["peak_rss_mib"] > 50 and run["docs"] == 1 and "rerank_mrr" in run["scores"]
+    assert report["same_scores"] is True
+    assert report["peak_rss_ratio_chunked_over_one_pass"] == round(chunked["peak_rss_mib"] / one_pass["peak_rss_mib"], 3)
+
+
 def test_annotate_benchmark_reports_docs_per_second_of_each_runner(tmp_path):
     from spacy_biolm.corpora.conll import convert_ner
 

@@ -9,7 +9,7 @@ from ._common import sub_app, user_errors
 
 __all__ = ["app"]
 
-app = sub_app("Documentation generated from the project (README's steps and scores tables).")
+app = sub_app("Documentation generated from the project (README's steps, scores and encoders tables).")
 
 
 @app.command("steps-table")
@@ -47,6 +47,21 @@ def scores_table_cli(
     with user_errors():
         changed = rewrite_generated(readme, readme_scores(results), SCORES_START, SCORES_END)
     msg.good(f"{'Updated' if changed else 'Already up to date:'} the scores table in {readme}")
+
+
+@app.command("encoders-table")
+def encoders_table_cli(
+    results: Path = typer.Argument(Path("results/encoders.json"), help="The encoder ablation's results (`spacy-biolm evaluate encoders`)"),
+    readme: Path = typer.Option(Path("README.md"), "--readme", help="Markdown file with the encoders-table markers"),
+):
+    """Write the encoder ablation's table (from results/encoders.json) between the encoders-table
+    markers of README.md."""
+    from ..evaluation.encoders import ENCODERS_END, ENCODERS_START, readme_encoders
+    from ..project_steps import rewrite_generated
+
+    with user_errors():
+        changed = rewrite_generated(readme, readme_encoders(results), ENCODERS_START, ENCODERS_END)
+    msg.good(f"{'Updated' if changed else 'Already up to date:'} the encoders table in {readme}")
 
 
 @app.command("timed", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

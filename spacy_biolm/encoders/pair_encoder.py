@@ -10,6 +10,12 @@ overlapping windows when it does not fit (``window`` wordpieces in all, consecut
 together with what is needed to map wordpieces back to character offsets of that text. Nothing is
 truncated: an input of any length gives as many windows as it needs.
 
+When predicting, the windows of a batch run through the encoder in length-sorted chunks of at most
+``max_batch_tokens`` padded wordpieces (as ``length_sorted.py`` does for spacy-transformers): a
+reranking Doc of 60 candidates, 16 Docs a batch, is ~1,000 windows, and one forward pass over all
+of them holds gigabytes of attention activations. Training keeps one pass per batch (the
+backward pass needs it).
+
 The HF model lives in spacy-transformers' ``HFShim`` (through ``HFWrapper``), so the weights, the
 config and the tokenizer files are serialised inside the spaCy pipeline (``nlp.to_disk`` and
 packages) and the pipeline no longer needs the encoder directory. The model runs on the GPU when
@@ -68,6 +74,7 @@ def PairEncoder(
     transformer_config: Dict[str, Any] = {},
     mixed_precision: bool = False,
     grad_scaler_config: Dict[str, Any] = {},
+    max_batch_tokens: int = 4096,
 ) -> Model[List[EncoderInput], EncodedWindows]:
     """An HF encoder + fast tokenizer for (question, passage) pairs or single texts, windowed
     over long passages (or long single texts).
@@ -84,6 +91,9 @@ def PairEncoder(
     transformer_config (dict): keyword arguments for ``AutoConfig.from_pretrained``.
     mixed_precision (bool): autocast on the GPU.
     grad_scaler_config (dict): settings of the gradient scaler used with mixed precision.
+    max_batch_tokens (int): when predicting, the windows run through the encoder in length-sorted
+        chunks of at most this many padded wordpieces (0: the whole batch at once). Bounds the
+        memory of a pass and skips most padding; the outputs are the same.
 
     Input: a list of (question, passage) string pairs, or a list of strings (one segment each).
     Output: ``EncodedWindows``. The backward
@@ -96,6 +106,8 @@ def PairEncoder(
         raise ValueError(f"PairEncoder window must be at least {MIN_PASSAGE_PIECES + 4} wordpieces, got {window}")
     if not 0 <= stride < window // 2:
         raise ValueError(f"PairEncoder stride must be in [0, window/2), got stride={stride} for window={window}")
+    if not isinstance(max_batch_tokens, int) or max_batch_tokens < 0:
+        raise ValueError(f"PairEncoder max_batch_tokens must be an integer >= 0, got {max_batch_tokens!r}")
     hf_model = HFObjects(None, None, None, dict(tokenizer_config), dict(transformer_config))
     wrapper = HFWrapper(
         hf_model,
@@ -109,7 +121,7 @@ def PairEncoder(
         _forward,
         init=_init,
         layers=[wrapper],
-        attrs={"name": name, "window": window, "stride": stride},
+        attrs={"name": name, "window": window, "stride": stride, "max_batch_tokens": max_batch_tokens},
         dims={"nO": None},
     )
 
@@ -212,7 +224,11 @@ def _forward(model: Model, pairs: List[EncoderInput], is_train: bool) -> Tuple[E
         )
         return empty, lambda d_hidden: []
     batch = tokenize_windows(get_tokenizer(model), pairs, model.attrs["window"], model.attrs["stride"])
-    hidden, backprop_hidden = model.layers[0](batch["inputs"], is_train)
+    budget = model.attrs.get("max_batch_tokens", 0)
+    if is_train or not budget:
+        hidden, backprop_hidden = model.layers[0](batch["inputs"], is_train)
+    else:
+        hidden, backprop_hidden = _predict_in_chunks(model.layers[0], batch["inputs"], budget), None
     output = EncodedWindows(hidden, batch["pair_index"], batch["offsets"], batch["passage_mask"], len(pairs))
 
     def backprop(d_hidden: Floats3d) -> List:
@@ -220,6 +236,24 @@ def _forward(model: Model, pairs: List[EncoderInput], is_train: bool) -> Tuple[E
         return []
 
     return output, backprop
+
+
+def _predict_in_chunks(wrapper: Model, inputs: Dict[str, numpy.ndarray], budget: int) -> Floats3d:
+    """The encoder's hidden states of every window, computed over length-sorted chunks of rows cut
+    to their longest row. Padding positions hold no meaningful state (past a chunk's longest row:
+zeros), as in one pass; every head masks them."""
+    from .length_sorted import length_sorted_chunks
+
+    lengths = inputs["attention_mask"].sum(axis=1).astype(numpy.int64)
+    n_rows, padded_length = inputs["input_ids"].shape
+    hidden = None
+    for rows in length_sorted_chunks(lengths, budget):
+        length = max(int(lengths[rows].max()), 1)
+        chunk = wrapper.predict({key: value[rows, :length] for key, value in inputs.items()})
+        if hidden is None:
+            hidden = wrapper.ops.xp.zeros((n_rows, padded_length, chunk.shape[2]), dtype=chunk.dtype)
+        hidden[wrapper.ops.asarray(rows), :length] = chunk
+    return hidden
 
 
 def _convert_inputs(model: Model, inputs: Dict[str, numpy.ndarray], is_train: bool):

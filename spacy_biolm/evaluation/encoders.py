@@ -22,7 +22,8 @@ from typing import Callable, Dict, List, Optional, Sequence
 from .seeds import format_mean_std, run_seeds
 from .tables import markdown_table
 
-__all__ = ["AblationTask", "ABLATION_TASKS", "run_encoder_ablation", "ablation_table", "pretraining_record"]
+__all__ = ["AblationTask", "ABLATION_TASKS", "run_encoder_ablation", "ablation_table", "pretraining_record",
+           "readme_encoders", "ENCODERS_START", "ENCODERS_END"]
 
 RESULTS_FILE = "encoders.json"
 
@@ -162,3 +163,22 @@ def ablation_table(results: Dict[str, object]) -> str:
         rows.append([shown, losses, *cells, mean_dev, "n/a" if seconds is None else f"{seconds:,.0f}",
                      f"{sum(record['tasks'][t]['fine_tuning_seconds'] for t in tasks):,.0f}"])
     return markdown_table(header, rows)
+
+
+ENCODERS_START = "<!-- encoders-table start: generated from results/encoders.json by `spacy-biolm docs encoders-table`; do not edit -->"
+ENCODERS_END = "<!-- encoders-table end -->"
+
+
+def readme_encoders(results_path: Path) -> str:
+    """README's ablation block: the seeds and budgets, :func:`ablation_table`, and the encoder
+    chosen on dev; or a line saying that no ablation has written ``results_path`` yet."""
+    if not Path(results_path).is_file():
+        return "No ablation results yet: workflow `encoders-ablation` writes `results/encoders.json`.\n"
+    results = json.loads(Path(results_path).read_text(encoding="utf8"))
+    budgets = "; ".join(f"{t['title']}: " + (", ".join(f"{k} {v}" for k, v in t["overrides"].items()) or "its config's")
+                        for t in results["tasks"].values())
+    seeds = results["seeds"]
+    chosen = results.get("chosen")
+    return (f"Seeds {', '.join(map(str, seeds))} ({len(seeds)} per encoder and task), test mean (std) in percent; "
+            f"budgets: {budgets}.\n\n{ablation_table(results)}\n"
+            f"Best mean dev score: **{chosen or 'n/a'}**.\n")

@@ -103,6 +103,24 @@ def test_single_texts_are_one_segment_windowed_without_loss(tiny_qa_encoder):
     assert classifier.predict([PASSAGE, "BRCA1 is a gene ."]).shape == (2, 3)
 
 
+def test_prediction_in_length_sorted_chunks_equals_one_pass(tiny_qa_encoder):
+    pairs = [(QUESTION, PASSAGE), ("Is BRCA1 a gene ?", "BRCA1 is a gene ."), (QUESTION, "")]
+    one_pass = _encoder(tiny_qa_encoder)
+    one_pass.attrs["max_batch_tokens"] = 0
+    chunked = PairEncoder(str(tiny_qa_encoder), window=24, stride=6, max_batch_tokens=48).from_bytes(one_pass.to_bytes())
+    expected, got = one_pass.predict(pairs), chunked.predict(pairs)
+    mask = tokenize_windows(get_tokenizer(one_pass), pairs, window=24, stride=6)["inputs"]["attention_mask"].astype(bool)
+    assert (~mask).any() and got.hidden.shape == expected.hidden.shape
+    # 48 wordpieces hold at most two 24-wordpiece windows: the windows ran in several chunks.
+    assert len(expected.pair_index) > 2
+    assert numpy.allclose(got.hidden[mask], expected.hidden[mask], atol=1e-5)
+    # Training keeps one pass (and its backward).
+    output, backprop = chunked.begin_update(pairs)
+    backprop(numpy.ones(output.hidden.shape, dtype="float32"))
+    with pytest.raises(ValueError, match="max_batch_tokens"):
+        PairEncoder(str(tiny_qa_encoder), max_batch_tokens=-1)
+
+
 def test_gradients_reach_the_encoder_and_serialisation_round_trips(tiny_qa_encoder):
     model = SpanExtractor(PairEncoder(str(tiny_qa_encoder), window=24, stride=6))
     model.initialize()

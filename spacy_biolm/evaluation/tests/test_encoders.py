@@ -6,7 +6,15 @@ import shutil
 
 import pytest
 
-from spacy_biolm.evaluation.encoders import ablation_table, choose_encoder, pretraining_record, run_encoder_ablation
+from spacy_biolm.evaluation.encoders import (
+    ENCODERS_END,
+    ENCODERS_START,
+    ablation_table,
+    choose_encoder,
+    pretraining_record,
+    readme_encoders,
+    run_encoder_ablation,
+)
 
 
 def _task(test, dev):
@@ -37,6 +45,29 @@ def test_the_encoder_best_on_dev_is_chosen_and_the_table_says_so():
     assert lines[3] == "| **minilm** (chosen) | n/a / n/a | 78.00 (1.00) | 69.00 (1.00) | 70.50 | n/a | 120 |"
     del results["encoders"]["minilm"]["tasks"]["gad"]["dev"]
     assert choose_encoder(results) == "scratch"  # an encoder without every dev score cannot be chosen
+
+
+def test_readme_block_is_generated_from_the_results_file(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+
+    results = _results()
+    results["tasks"]["ncbi"]["overrides"] = {"training.max_steps": "200"}
+    results["tasks"]["gad"]["overrides"] = {}
+    results["chosen"] = choose_encoder(results)
+    path = tmp_path / "encoders.json"
+    assert readme_encoders(path).startswith("No ablation results yet")
+    path.write_text(json.dumps(results))
+    block = readme_encoders(path)
+    assert block.startswith("Seeds 0, 1, 2 (3 per encoder and task), test mean (std) in percent; budgets: "
+                            "NCBI-disease F1: training.max_steps 200; GAD fold 1 F1: its config's.")
+    assert ablation_table(results) in block and block.endswith("Best mean dev score: **minilm**.\n")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n{ENCODERS_START}\nold\n{ENCODERS_END}\nrest\n")
+    result = CliRunner().invoke(app, ["docs", "encoders-table", str(path), "--readme", str(readme)])
+    assert result.exit_code == 0, result.output
+    assert readme.read_text() == f"# x\n{ENCODERS_START}\n{block}{ENCODERS_END}\nrest\n"
 
 
 def test_pretraining_record_reads_the_run_beside_the_model(tmp_path):
