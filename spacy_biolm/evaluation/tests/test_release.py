@@ -65,13 +65,15 @@ def test_results_put_each_headline_beside_its_strongest_baseline_and_the_paper(t
         "ner": {"NCBI-disease": {"bio_electra": [73.0, 84.0, 78.32]}},
         "yesno_bioasq8b": {"bio_electra": [88.0, 98.0, 92.66, 77.0, 47.0, 58.18]},
         "reranking_bioasq": {"bio_electra": [0.325]},
-    }})
+    }, "electramed_2021": {"paper": "ELECTRAMed", "qa_bioasq7b": {"metrics": ["strict_acc"], "batch1": [40.0], "batch2": [50.0]}}})
     metrics = {
         "ner": _write(tmp_path / "ner.json", {"ents_p": 0.8, "ents_r": 0.8, "ents_f": 0.8}),
         "yes_no": _write(tmp_path / "yn.json", {"yes_no_f_yes": 0.9, "yes_no_f_no": 0.5, "yes_no_macro_f": 0.7,
                                                  "baselines": {"majority (always yes)": {"yes_no_macro_f": 0.43}}}),
         "answer_reranker": _write(tmp_path / "rr.json", {"rerank_mrr": 0.2, "rerank_mrr_random": 0.09, "baselines": {
             "zero-shot cosine": {"rerank_mrr": 0.26}}}),
+        "answer_span": _write(tmp_path / "as.json", {"answer_strict_acc": 0.24, "answer_lenient_acc": 0.36, "baselines": {
+            "most frequent snippet word": {"answer_strict_acc": 0.14}}}),
     }
     cnn = {"ner": {"spaCy CNN": _write(tmp_path / "cnn.json", {"ents_f": 0.81})}}
     results = release_results(metrics, cnn, paper, {"profile": "default", "device": "cpu"})
@@ -86,6 +88,9 @@ def test_results_put_each_headline_beside_its_strongest_baseline_and_the_paper(t
     assert reranker["baselines"] == {"zero-shot cosine": 0.26, "random order of the candidates (expected)": 0.09}
     assert reranker["baseline"]["name"] == "zero-shot cosine" and reranker["at_or_above_baseline"] is False
     assert reranker["paper"]["value"] == pytest.approx(0.325)
+    # A paper reporting per batch: the mean of its batches.
+    assert by_name["answer_span"]["paper"] == {"name": "ELECTRAMed (electramed_2021)", "value": pytest.approx(0.45)}
+    assert by_name["answer_span"]["at_or_above_baseline"] is True
     table = results_table(results)
     assert table.startswith("Run: profile default, device cpu.")
     assert "| `ner` | NCBI-disease test | F1 | 80.0 | 81.0 (spaCy CNN) | **no** | 78.3 (Bio-ELECTRA (bio_electra_2020)) |" in table

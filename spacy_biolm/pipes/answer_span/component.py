@@ -4,7 +4,7 @@ The Doc is the passage (``make_question_doc(nlp, question, passage)``). The n be
 ``doc.spans["answers"]``, best first, with ``attrs["scores"]`` (probabilities over the n best),
 ``attrs["char_offsets"]`` (exact ``[start, end)`` character offsets in ``doc.text``) and
 ``attrs["texts"]``. The Span of an answer covers whole spaCy tokens; the character offsets are the
-wordpiece-exact answer. Passages longer than the encoder window are read in overlapping windows, so
+answer as decoded (whole words by default: ``whole_words``; wordpiece-exact otherwise). Passages longer than the encoder window are read in overlapping windows, so
 no part of a passage is lost.
 """
 
@@ -30,7 +30,7 @@ __all__ = ["AnswerSpanExtractor", "make_answer_span", "gold_char_spans"]
     requires=["doc._.question"],
     default_config=qa_factory_config(
         "spacy-biolm.AnswerSpanModel.v1", "spacy-biolm.answer_span_scorer.v1", window=256, stride=64,
-        spans_key="answers", n_best=20, max_answer_length=30,
+        spans_key="answers", n_best=20, max_answer_length=30, whole_words=True,
     ),
     default_score_weights={
         "answer_em": 0.0,
@@ -47,6 +47,7 @@ def make_answer_span(
     spans_key: str,
     n_best: int,
     max_answer_length: int,
+    whole_words: bool,
     scorer: Optional[Callable],
 ):
     """Create an ``answer_span`` component.
@@ -56,13 +57,16 @@ def make_answer_span(
         from the same key).
     n_best: how many answers to keep per passage.
     max_answer_length: the longest answer, in wordpieces.
+    whole_words: answers start and end at word boundaries (never "isk" of "Risk"); false: any
+        wordpiece boundary.
     scorer: ``spacy-biolm.answer_span_scorer.v1`` (SQuAD EM/F1; BioASQ strict/lenient/MRR).
     """
     check_built_version(nlp.meta)  # the pipeline's recorded spacy-biolm version vs this one
     if n_best < 1 or max_answer_length < 1:
         raise ValueError(f"answer_span: n_best and max_answer_length must be >= 1, got {n_best}, {max_answer_length}")
     return AnswerSpanExtractor(
-        nlp.vocab, model, name, spans_key=spans_key, n_best=n_best, max_answer_length=max_answer_length, scorer=scorer
+        nlp.vocab, model, name, spans_key=spans_key, n_best=n_best, max_answer_length=max_answer_length,
+        whole_words=whole_words, scorer=scorer,
     )
 
 
@@ -87,7 +91,7 @@ class AnswerSpanExtractor(ModelPipe):
     def scorer_settings(self):
         return {"spans_key": self.cfg["spans_key"]}
 
-    def decode(self, predictions) -> List[List[Tuple[int, int, float]]]:
+    def decode(self, docs: Sequence[Doc], predictions) -> List[List[Tuple[int, int, float]]]:
         """The n-best ``(start_char, end_char, probability)`` answers of each Doc."""
         owners, logits = predictions
         windows = logits.windows
@@ -98,13 +102,15 @@ class AnswerSpanExtractor(ModelPipe):
                 decode_windows(
                     logits.start[rows], logits.end[rows], windows.offsets[rows], windows.passage_mask[rows],
                     n_best=self.cfg["n_best"], max_answer_length=self.cfg["max_answer_length"],
+                    text=docs[i].text if self.cfg.get("whole_words", True) else None,
                 )
             )
         return answers
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         key = self.cfg["spans_key"]
-        for doc, answers in zip(docs, self.decode(predictions)):
+        docs = list(docs)
+        for doc, answers in zip(docs, self.decode(docs, predictions)):
             spans, scores, offsets, texts = [], [], [], []
             for start, end, prob in answers:
                 span = doc.char_span(start, end, alignment_mode="expand")

@@ -5,13 +5,19 @@ passage wordpieces; a (start, end) pair is kept when end >= start and it spans a
 ``max_answer_length`` wordpieces. A span's score is start logit + end logit; the same character
 span found in two overlapping windows keeps its best score. The n best spans of a passage get
 probabilities by a softmax over their scores (as BERT/BioBERT's n-best output does).
+
+Given the passage's ``text``, answers are whole words: a span may not start or end inside a word
+(a letter or digit on both sides of its boundary). Without it, a wordpiece-level reader answers
+"isk" for "Risk" or "ount2" for "recount2"; BERT's SQuAD decoding avoids the same by mapping
+answers to whole input tokens. Boundaries at punctuation stay open: "FBN1" in "(FBN1)", "HIV"
+in "HIV-1".
 """
 
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy
 
-__all__ = ["Answer", "decode_windows", "gold_token_positions"]
+__all__ = ["Answer", "decode_windows", "gold_token_positions", "word_boundaries"]
 
 Answer = Tuple[int, int, float]  # (start_char, end_char, probability)
 
@@ -23,18 +29,21 @@ def decode_windows(
     passage_mask: numpy.ndarray,
     n_best: int = 20,
     max_answer_length: int = 30,
+    text: Optional[str] = None,
 ) -> List[Answer]:
-    """The ``n_best`` answers of one passage from its windows (arrays of shape (n_windows, length)).
+    """The ``n_best`` answers of one passage from its windows (arrays of shape (n_windows, length));
+    with the passage's ``text``, whole-word answers only (see the module's docstring).
 
     Returns ``(start_char, end_char, probability)`` tuples, best first.
     """
+    can_start, can_end = (passage_mask, passage_mask) if text is None else word_boundaries(text, offsets, passage_mask)
     best: Dict[Tuple[int, int], float] = {}
     for w in range(start_logits.shape[0]):
-        positions = numpy.flatnonzero(passage_mask[w])
-        if positions.size == 0:
+        start_positions, end_positions = numpy.flatnonzero(can_start[w]), numpy.flatnonzero(can_end[w])
+        if start_positions.size == 0 or end_positions.size == 0:
             continue
-        starts = positions[numpy.argsort(-start_logits[w, positions], kind="stable")[:n_best]]
-        ends = positions[numpy.argsort(-end_logits[w, positions], kind="stable")[:n_best]]
+        starts = start_positions[numpy.argsort(-start_logits[w, start_positions], kind="stable")[:n_best]]
+        ends = end_positions[numpy.argsort(-end_logits[w, end_positions], kind="stable")[:n_best]]
         for s in starts:
             for e in ends:
                 if e < s or e - s + 1 > max_answer_length:
@@ -52,6 +61,18 @@ def decode_windows(
     probs = numpy.exp(scores - scores.max())
     probs /= probs.sum()
     return [(start, end, float(p)) for ((start, end), _), p in zip(ranked, probs)]
+
+
+def word_boundaries(text: str, offsets: numpy.ndarray, passage_mask: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """Boolean arrays (n_windows, length): passage wordpieces that begin a word (no letter or digit
+    right before their first character and at it) and those that end one (likewise after their
+    last character)."""
+    alnum = numpy.fromiter((c.isalnum() for c in text), dtype=bool, count=len(text))
+    alnum = numpy.concatenate([[False], alnum, [False]])  # alnum[i + 1] is text[i]; the edges are not
+    starts, ends = offsets[..., 0], offsets[..., 1]
+    inside_start = alnum[numpy.clip(starts, 0, len(text))] & alnum[numpy.clip(starts, 0, len(text)) + 1]
+    inside_end = alnum[numpy.clip(ends, 0, len(text))] & alnum[numpy.clip(ends, 0, len(text)) + 1]
+    return passage_mask & ~inside_start, passage_mask & ~inside_end
 
 
 def gold_token_positions(

@@ -13,7 +13,7 @@ from spacy.training import Example
 
 from spacy_biolm import make_question_doc
 from spacy_biolm.testing import make_qa_nlp, overfit
-from spacy_biolm.pipes.answer_span.decoding import decode_windows
+from spacy_biolm.pipes.answer_span.decoding import decode_windows, word_boundaries
 from spacy_biolm.pipes.answer_span.scorer import (
     bioasq_question_scores,
     merge_answers,
@@ -51,6 +51,24 @@ def test_nbest_decoding_on_hand_made_logits():
         numpy.array([[False, False, True], [False, False, True]]),
     )
     assert two == [(7, 11, 1.0)]
+
+
+def test_whole_word_decoding_never_cuts_a_word():
+    # "Risk of (FBN1)": wordpieces R | ##isk | of | ( | FBN | ##1 | ) after [CLS] q [SEP].
+    text = "Risk of (FBN1)"
+    offsets = numpy.array([[[0, 0], [0, 0], [0, 0], [0, 1], [1, 4], [5, 7], [8, 9], [9, 12], [12, 13], [13, 14]]])
+    mask = numpy.array([[False] * 3 + [True] * 7])
+    can_start, can_end = word_boundaries(text, offsets, mask)
+    assert can_start[0].tolist() == [False] * 3 + [True, False, True, True, True, False, True]
+    assert can_end[0].tolist() == [False] * 3 + [False, True, True, True, False, True, True]
+    # The logits peak on "isk" (start) and "FBN" (end): the wordpiece decoder answers inside words.
+    start = numpy.array([[0.0] * 3 + [1.0, 5.0, 0.0, 0.0, 3.0, 0.0, 0.0]])
+    end = numpy.array([[0.0] * 3 + [0.0, 1.0, 0.0, 0.0, 5.0, 3.0, 0.0]])
+    pieces = decode_windows(start, end, offsets, mask, n_best=3, max_answer_length=30)
+    assert text[pieces[0][0]:pieces[0][1]] == "isk of (FBN"
+    words = decode_windows(start, end, offsets, mask, n_best=3, max_answer_length=30, text=text)
+    assert [text[s:e] for s, e, _ in words][:2] == ["FBN1", "Risk of (FBN1"]
+    assert all(can_start[0][3:][[0, 2, 3, 4, 6]]) and not can_start[0][4]
 
 
 def test_squad_scores_by_hand():
