@@ -109,6 +109,8 @@ def run_encoder_ablation(
                 if not (project_dir / getattr(ABLATION_TASKS[t], split)).is_file()]
     if missing:
         raise FileNotFoundError(f"missing: {', '.join(missing)} (encoders need config.json; convert the corpora first)")
+    for task_name in tasks:
+        check_last_update_evaluated(project_dir / ABLATION_TASKS[task_name].config, (overrides or {}).get(task_name, {}), task_name)
     results: Dict[str, object] = {"seeds": list(seeds), "tasks": {}, "encoders": {}}
     for task_name in tasks:
         task = ABLATION_TASKS[task_name]
@@ -132,6 +134,21 @@ def run_encoder_ablation(
     output_dir.mkdir(parents=True, exist_ok=True)
     (output_dir / RESULTS_FILE).write_text(json.dumps(results, indent=2), encoding="utf8")
     return results
+
+
+def check_last_update_evaluated(config_path: Path, overrides: Dict[str, object], task: str) -> None:
+    """ValueError unless ``[training] eval_frequency`` divides ``max_steps`` (after ``overrides``):
+    spaCy evaluates every eval_frequency updates only, so otherwise the last updates are never
+    scored and ``model-best`` is an earlier state (with max_steps below eval_frequency, the
+    untrained one)."""
+    from spacy.util import load_config
+
+    training = load_config(config_path, overrides=dict(overrides), interpolate=False)["training"]
+    steps = int(overrides.get("training.max_steps", training["max_steps"]))
+    frequency = int(overrides.get("training.eval_frequency", training["eval_frequency"]))
+    if steps > 0 and steps % frequency:
+        raise ValueError(f"{task}: training.eval_frequency {frequency} does not divide training.max_steps {steps}, so "
+                         f"its last update would not be evaluated; give {task}:training.eval_frequency=N with N dividing {steps}")
 
 
 def choose_encoder(results: Dict[str, object]) -> Optional[str]:
