@@ -241,7 +241,7 @@ def _forward(model: Model, pairs: List[EncoderInput], is_train: bool) -> Tuple[E
 def _predict_in_chunks(wrapper: Model, inputs: Dict[str, numpy.ndarray], budget: int) -> Floats3d:
     """The encoder's hidden states of every window, computed over length-sorted chunks of rows cut
     to their longest row. Padding positions hold no meaningful state (past a chunk's longest row:
-zeros), as in one pass; every head masks them."""
+    zeros), as in one pass; every head masks them."""
     from .length_sorted import length_sorted_chunks
 
     lengths = inputs["attention_mask"].sum(axis=1).astype(numpy.int64)

@@ -4,8 +4,9 @@ The Doc is the passage (``make_question_doc(nlp, question, passage)``). The n be
 ``doc.spans["answers"]``, best first, with ``attrs["scores"]`` (probabilities over the n best),
 ``attrs["char_offsets"]`` (exact ``[start, end)`` character offsets in ``doc.text``) and
 ``attrs["texts"]``. The Span of an answer covers whole spaCy tokens; the character offsets are the
-answer as decoded (whole words by default: ``whole_words``; wordpiece-exact otherwise). Passages longer than the encoder window are read in overlapping windows, so
-no part of a passage is lost.
+answer as decoded (whole words by default, see ``whole_words``; wordpiece-exact otherwise).
+Passages longer than the encoder window are read in overlapping windows, so no part of a passage is
+lost.
 """
 
 from typing import Callable, Iterable, List, Optional, Sequence, Tuple
