@@ -172,7 +172,9 @@ def ablation_table(results: Dict[str, object]) -> str:
         # ELECTRA logs the discriminator's RTD loss and its generator's masked-LM loss; ALBERT its MLM loss.
         rtd, mlm = heldout.get("disc_loss"), heldout.get("gen_loss", heldout.get("mlm_loss"))
         losses = " / ".join("n/a" if v is None else f"{v:.3f}" for v in (rtd, mlm))
-        cells = [format_mean_std(record["tasks"][t]["test"]["mean"], record["tasks"][t]["test"]["std"]) for t in tasks]
+        # One seed has no spread to show: its score alone.
+        cells = [format_mean_std(test["mean"], test["std"]) if test.get("n", 2) > 1 else f"{100 * test['mean']:.2f}"
+                 for test in (record["tasks"][t]["test"] for t in tasks)]
         devs = [record["tasks"][t]["dev"]["mean"] for t in tasks if record["tasks"][t].get("dev")]
         mean_dev = f"{100 * sum(devs) / len(devs):.2f}" if len(devs) == len(tasks) else "n/a"
         seconds = record["pretraining"].get("seconds")
