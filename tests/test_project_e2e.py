@@ -100,7 +100,7 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert {"ents_f"} <= set(json.loads((project / "metrics/ner_gene_test.json").read_text()))
     meta = json.loads((project / "metrics/release_meta.json").read_text())
     assert {"ner_ents_f", "ner_gene_ents_f", "relation_extractor_rel_micro_f", "yes_no_yes_no_f_no",
-            "answer_span_answer_f1", "answer_reranker_rerank_mrr", "hallmarks_cats_micro_f"} <= set(meta["performance"])
+            "answer_span_answer_strict_acc", "answer_reranker_rerank_mrr", "hallmarks_cats_micro_f"} <= set(meta["performance"])
     assert "| `answer_reranker` |" in (project / "metrics/release.md").read_text()
 
     wheels = list((project / "packages").glob("*/dist/en_bio_electra-*.whl"))
