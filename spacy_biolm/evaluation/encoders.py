@@ -144,8 +144,7 @@ def check_last_update_evaluated(config_path: Path, overrides: Dict[str, object],
     from spacy.util import load_config
 
     training = load_config(config_path, overrides=dict(overrides), interpolate=False)["training"]
-    steps = int(overrides.get("training.max_steps", training["max_steps"]))
-    frequency = int(overrides.get("training.eval_frequency", training["eval_frequency"]))
+    steps, frequency = int(training["max_steps"]), int(training["eval_frequency"])
     if steps > 0 and steps % frequency:
         raise ValueError(f"{task}: training.eval_frequency {frequency} does not divide training.max_steps {steps}, so "
                          f"its last update would not be evaluated; give {task}:training.eval_frequency=N with N dividing {steps}")
@@ -173,7 +172,7 @@ def ablation_table(results: Dict[str, object]) -> str:
         rtd, mlm = heldout.get("disc_loss"), heldout.get("gen_loss", heldout.get("mlm_loss"))
         losses = " / ".join("n/a" if v is None else f"{v:.3f}" for v in (rtd, mlm))
         # One seed has no spread to show: its score alone.
-        cells = [format_mean_std(test["mean"], test["std"]) if test.get("n", 2) > 1 else f"{100 * test['mean']:.2f}"
+        cells = [f"{100 * test['mean']:.2f}" if test.get("n") == 1 else format_mean_std(test["mean"], test["std"])
                  for test in (record["tasks"][t]["test"] for t in tasks)]
         devs = [record["tasks"][t]["dev"]["mean"] for t in tasks if record["tasks"][t].get("dev")]
         mean_dev = f"{100 * sum(devs) / len(devs):.2f}" if len(devs) == len(tasks) else "n/a"
