@@ -1,8 +1,12 @@
 # Two entry points that do all the set-up on a fresh machine:
-#   make all   -> builds .venv and runs the whole project (`spacy project run all`, CPU default)
+#   make all   -> builds .venv and runs the whole project (`spacy project run all`, CPU default);
+#                 `make all PROFILE=full` runs the papers' epochs (configs/profiles/full.yml), and
+#                 VARS="--vars.gpu_id 0" passes further project variables
 #   make test  -> builds .venv and runs the test suite (python -m pytest -n 2: two workers, the
 #                 slow end-to-end smoke run beside the rest)
 PYTHON ?= python3
+PROFILE ?= default
+VARS ?=
 VENV := .venv
 BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
@@ -26,7 +30,8 @@ install: $(BIN)/spacy-biolm
 
 # Both record their wall time in results/runtimes.json and README's runtimes line (spacy_biolm/runtimes.py).
 all: install
-	$(BIN)/python -m spacy_biolm docs timed "make all" -- $(BIN)/python -m spacy project run all .
+	$(BIN)/python -m spacy_biolm docs timed "make all$(if $(filter-out default,$(PROFILE)), PROFILE=$(PROFILE))" -- \
+		$(BIN)/python -m spacy_biolm profile run $(PROFILE) all $(VARS)
 
 test: install
 	$(BIN)/python -m spacy_biolm docs timed "make test" -- $(BIN)/python -m pytest -q -n 2

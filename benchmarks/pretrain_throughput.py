@@ -19,8 +19,6 @@ writes ``benchmarks/results/pretrain_throughput_<device>.json`` and a loss-curve
 
 import argparse
 import json
-import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -290,9 +288,9 @@ def main(argv=None) -> Dict:
 
 
 def _describe(device) -> str:
-    if device.type == "cuda":
-        return torch.cuda.get_device_name(device)
-    return f"cpu ({platform.processor() or platform.machine()}, {os.cpu_count()} cores)"
+    from spacy_biolm.encoders.devices import describe_device
+
+    return describe_device(device.index or 0 if device.type == "cuda" else -1)
 
 
 def _plot(result: Dict, path: Path) -> None:

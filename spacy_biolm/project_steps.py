@@ -58,8 +58,11 @@ def stage_commands(project: Dict[str, object]) -> Dict[str, List[str]]:
 
 def script_programs(script: str) -> str:
     """What a script line runs, as a reader types it: ``python -m spacy_biolm relations train
-    CONFIG ...`` -> ``spacy-biolm relations train``; ``python -m spacy evaluate ...`` -> ``spacy evaluate``."""
+    CONFIG ...`` -> ``spacy-biolm relations train``; ``python -m spacy evaluate ...`` -> ``spacy evaluate``;
+    ``python -m spacy_biolm docs timed NAME ... -- python -m spacy train ...`` -> ``spacy train``."""
     tokens = shlex.split(script)
+    if tokens[:5] == ["python", "-m", "spacy_biolm", "docs", "timed"] and "--" in tokens:
+        tokens = tokens[tokens.index("--") + 1:]  # a timed step runs what follows `--`
     if tokens[:2] == ["python", "-m"] and len(tokens) > 2:
         program, rest = tokens[2].replace("_", "-"), tokens[3:]
     else:

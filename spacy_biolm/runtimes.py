@@ -1,19 +1,22 @@
 """How long the README's two commands take, measured by the runs themselves.
 
 ``make all`` and ``make test`` run their command through :func:`run_timed`, which records the wall
-time, the exit status and the machine's CPU count in ``results/runtimes.json`` and rewrites the
-README line between the runtimes markers from it, so the times README states are the last ones
-measured, never typed.
+time, the peak resident memory of the largest process it ran, the exit status and the machine's CPU
+count in ``results/runtimes.json`` and rewrites the README line between the runtimes markers from
+it, so the times README states are the last ones measured, never typed. project.yml times each
+component's training the same way, into ``metrics/train_times.json`` (no README line), which the
+release's results quote.
 """
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Dict, Sequence, Union
+from typing import Dict, Optional, Sequence, Union
 
 from .project_steps import rewrite_generated
 
@@ -24,12 +27,15 @@ RUNTIMES_END = "<!-- runtimes end -->"
 PathLike = Union[str, Path]
 
 
-def record_runtime(results: PathLike, name: str, command: Sequence[str], seconds: float, returncode: int) -> Dict:
+def record_runtime(
+    results: PathLike, name: str, command: Sequence[str], seconds: float, returncode: int, peak_rss_mib: Optional[float] = None
+) -> Dict:
     """Add (or replace) ``name``'s measurement in the ``results`` JSON; returns all measurements."""
     results = Path(results)
     runtimes = json.loads(results.read_text(encoding="utf8")) if results.is_file() else {}
     runtimes[name] = {
         "seconds": round(seconds, 1),
+        "peak_rss_mib": None if peak_rss_mib is None else round(peak_rss_mib),
         "returncode": returncode,
         "cpus": os.cpu_count(),
         "finished": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -45,7 +51,10 @@ def runtimes_text(runtimes: Dict) -> str:
     done = {name: r for name, r in sorted(runtimes.items()) if r["returncode"] == 0}
     if not done:
         return "Run times: not measured yet (`make all` and `make test` record theirs in `results/runtimes.json`).\n"
-    parts = [f"`{name}` {r['seconds'] / 60:.1f} min ({r['cpus']} CPUs, {r['finished']})" for name, r in done.items()]
+    parts = []
+    for name, r in done.items():
+        memory = f", peak RSS {r['peak_rss_mib'] / 1024:.1f} GiB" if r.get("peak_rss_mib") else ""
+        parts.append(f"`{name}` {r['seconds'] / 60:.1f} min ({r['cpus']} CPUs{memory}, {r['finished']})")
     return "Last measured run times, set-up excluded: " + "; ".join(parts) + ".\n"
 
 
@@ -54,12 +63,21 @@ def update_readme_runtimes(readme: PathLike, runtimes: Dict) -> bool:
     return rewrite_generated(readme, runtimes_text(runtimes), RUNTIMES_START, RUNTIMES_END)
 
 
-def run_timed(name: str, command: Sequence[str], results: PathLike, readme: PathLike) -> int:
-    """Run ``command``; record its wall time and status as ``name`` in ``results``, rewrite the
-    README line from them, and return the command's exit status."""
+def run_timed(name: str, command: Sequence[str], results: PathLike, readme: Optional[PathLike]) -> int:
+    """Run ``command``; record its wall time, peak memory and status as ``name`` in ``results``,
+    rewrite ``readme``'s line from them (None: no README), and return the command's exit status."""
+    command = list(command)
+    if command and command[0] == "python":  # as weasel runs project.yml's scripts: this interpreter
+        command[0] = sys.executable
     start = time.perf_counter()
-    returncode = subprocess.call(list(command))
-    runtimes = record_runtime(results, name, command, time.perf_counter() - start, returncode)
+    returncode = subprocess.call(command)
+    seconds = time.perf_counter() - start
+    # The largest resident set of any process the command ran and waited for (its children's
+    # children included), in KiB on Linux: the peak a machine must hold for the biggest step.
+    peak_rss_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    runtimes = record_runtime(results, name, command, seconds, returncode, peak_rss_mib)
+    if readme is None:
+        return returncode
     try:
         update_readme_runtimes(readme, runtimes)
     except (OSError, ValueError) as error:  # the command's own status matters more than README's line

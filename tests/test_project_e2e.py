@@ -26,6 +26,7 @@ SMOKE_VARS = {
     "ner_steps": "4",
     "ner_eval_frequency": "2",
     "ner_cnn_steps": "4",
+    "ner_cnn_eval_frequency": "2",
     "ner_gene_steps": "4",
     "ner_gene_eval_frequency": "2",
     "re_steps": "3",
@@ -60,7 +61,8 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     # Its vocabulary is characters, so a 128-token window can take ~1,000 wordpieces: room for them.
     encoder_init = make_tiny_encoder(tmp_path / "init_encoder", max_positions=4096)
     overrides = [f"--vars.{k}={v}" for k, v in {**SMOKE_VARS, "encoder_init": encoder_init}.items()]
-    _run([sys.executable, "-m", "spacy", "project", "run", "all", ".", *overrides], cwd=project)
+    # As `make all` runs it: the default profile's variables, the smoke budgets winning.
+    _run([sys.executable, "-m", "spacy_biolm", "profile", "run", "default", "all", "--project", ".", *overrides], cwd=project)
 
     source = json.loads((project / "pretrained/encoder/model/encoder_source.json").read_text())
     assert source["path"] == str(encoder_init) and "model.safetensors" in source["files"]
@@ -102,6 +104,12 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert {"ner_ents_f", "ner_gene_ents_f", "relation_extractor_rel_micro_f", "yes_no_yes_no_f_no",
             "answer_span_answer_strict_acc", "answer_reranker_rerank_mrr", "hallmarks_cats_micro_f"} <= set(meta["performance"])
     assert "| `answer_reranker` |" in (project / "metrics/release.md").read_text()
+    train_times = json.loads((project / "metrics/train_times.json").read_text())
+    assert {"ner", "ner_cnn", "ner_gene", "relation_extractor", "yes_no", "answer_span", "answer_reranker",
+            "hallmarks", "hallmarks_bow"} <= set(train_times)
+    release = json.loads((project / "results/release.json").read_text())
+    assert release["profile"] == "default" and release["device"].startswith("cpu")
+    assert all(c["train_seconds"] > 0 for c in release["components"]), release["components"]
 
     wheels = list((project / "packages").glob("*/dist/en_bio_electra-*.whl"))
     assert len(wheels) == 1

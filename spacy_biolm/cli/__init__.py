@@ -7,7 +7,8 @@ One sub-app per area, each command a thin wrapper over a library function:
     spacy-biolm relations  convert, train, evaluate, cv, table
     spacy-biolm qa         convert, corpora, evaluate, evaluate-project
     spacy-biolm evaluate   seeds, encoders, seeds-table, tune, ner-table, release-meta, hoc, hoc-thresholds, hoc-test
-    spacy-biolm docs       steps-table, scores-table, timed
+    spacy-biolm docs       steps-table, scores-table, encoders-table, timed
+    spacy-biolm profile    show, run (the project with a named budget: default, full)
     spacy-biolm bench      list, run
     spacy-biolm release    package
     spacy-biolm annotate   INPUT... OUTPUT (a corpus through a pipeline, one machine or Ray)
@@ -17,7 +18,7 @@ One sub-app per area, each command a thin wrapper over a library function:
 
 import typer
 
-from . import bench, data, docs, evaluate, pretrain, qa, relations, release
+from . import bench, data, docs, evaluate, pretrain, profile, qa, relations, release
 from .annotate import annotate_cli
 
 __all__ = ["app", "main"]
@@ -37,6 +38,7 @@ app.add_typer(relations.app, name="relations")
 app.add_typer(qa.app, name="qa")
 app.add_typer(evaluate.app, name="evaluate")
 app.add_typer(docs.app, name="docs")
+app.add_typer(profile.app, name="profile")
 app.add_typer(bench.app, name="bench")
 app.add_typer(release.app, name="release")
 # One command, not a sub-app: `spacy-biolm annotate INPUT... OUTPUT`.

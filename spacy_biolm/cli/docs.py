@@ -70,11 +70,12 @@ def timed_cli(
     name: str = typer.Argument(..., help='What the README calls the run, e.g. "make all"'),
     results: Path = typer.Option(Path("results/runtimes.json"), "--results", help="Where the measurements are kept"),
     readme: Path = typer.Option(Path("README.md"), "--readme", help="Markdown file with the runtimes markers"),
+    no_readme: bool = typer.Option(False, "--no-readme", help="Only record the measurement (project.yml's training steps)"),
 ):
-    """Run the command after `--`, record its wall time in results/runtimes.json and the README's
-    runtimes line; exit with the command's status."""
+    """Run the command after `--`, record its wall time and peak memory in results/runtimes.json
+    and the README's runtimes line; exit with the command's status."""
     from ..runtimes import run_timed
 
     if not ctx.args:
         msg.fail("Give the command to time after --, e.g. `spacy-biolm docs timed \"make test\" -- python -m pytest`", exits=1)
-    raise typer.Exit(run_timed(name, ctx.args, results, readme))
+    raise typer.Exit(run_timed(name, ctx.args, results, None if no_readme else readme))

@@ -145,10 +145,12 @@ def release_meta_cli(
     results: Optional[Path] = typer.Option(None, "--results", help="Also write results/release.json here: each headline beside its baselines and the paper"),
     baseline: List[str] = typer.Option([], "--baseline", help="COMPONENT=TITLE=PATH: a trained baseline's evaluation JSON (e.g. spaCy's CNN for ner), repeatable"),
     paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json (the papers' values in --results)"),
-    run: List[str] = typer.Option([], "--run", help="KEY=VALUE recorded in --results about the run (profile, device, encoder, seeds), repeatable"),
+    run: List[str] = typer.Option([], "--run", help="KEY=VALUE recorded in --results about the run (profile, encoder, gpu_id, seeds), repeatable"),
+    train_times: Optional[Path] = typer.Option(None, "--train-times", help="JSON of the components' training wall times (`docs timed COMPONENT --results ...`)"),
 ):
     """The release's meta.json: the base meta plus every component's test scores (performance and a
     table); with --results, results/release.json beside the baselines and the papers."""
+    from ..encoders.devices import describe_device
     from ..evaluation.release import write_release_meta
     from ..evaluation.tables import parse_named_paths
 
@@ -160,7 +162,9 @@ def release_meta_cli(
                 raise ValueError(f"--baseline expects COMPONENT=TITLE=PATH, got {item!r}")
             baselines.setdefault(component, {})[title] = Path(path)
         run_info = {key: str(value) for key, value in parse_named_paths(run).items()}
-        print(write_release_meta(base_meta, output, parse_named_paths(metrics), table, results, baselines, paper, run_info))
+        if "device" not in run_info:  # this machine, where the run's steps ran
+            run_info["device"] = describe_device(int(run_info.get("gpu_id", -1)))
+        print(write_release_meta(base_meta, output, parse_named_paths(metrics), table, results, baselines, paper, run_info, train_times))
 
 
 @app.command("hoc-thresholds")

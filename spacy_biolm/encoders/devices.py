@@ -10,7 +10,7 @@ Import-light: torch is imported when a tensor is made.
 
 from typing import Any, Dict, Mapping
 
-__all__ = ["module_device", "tensors_for"]
+__all__ = ["module_device", "tensors_for", "describe_device"]
 
 
 def module_device(module: Any):
@@ -29,3 +29,16 @@ def tensors_for(module: Any, arrays: Mapping[str, Any]) -> Dict[str, Any]:
 
     device = module_device(module)
     return {key: torch.as_tensor(value, device=device) for key, value in arrays.items()}
+
+
+def describe_device(gpu_id: int) -> str:
+    """What results files record as the device: the GPU's name for ``gpu_id`` >= 0, else the CPU
+    with its core count (the figure a 2-core budget is stated in)."""
+    import os
+    import platform
+
+    if gpu_id >= 0:
+        import torch
+
+        return f"{torch.cuda.get_device_name(gpu_id)} (cuda:{gpu_id})"
+    return f"cpu ({platform.processor() or platform.machine()}, {os.cpu_count()} cores)"

@@ -5,7 +5,7 @@ the project wrote (``metrics/*.json``).
 ``spacy package`` renders ``meta["performance"]`` (scores in 0-1, printed as percent) and
 ``meta["notes"]`` into the wheel's README; we fill both. ``results/release.json`` (committed) holds
 per component its headline metric: ours, every baseline measured in the same run, the strongest of
-them, the paper's value, and the run's encoder, profile and device; README's score table is
+them, the paper's value, its training time, and the run's encoder, profile and device; README's score table is
 generated from it (``spacy-biolm docs scores-table``).
 """
 
@@ -79,13 +79,17 @@ def release_results(
     baseline_paths: Optional[Dict[str, Dict[str, Path]]] = None,
     paper_results: Optional[Path] = None,
     run: Optional[Dict[str, object]] = None,
+    train_times: Optional[Path] = None,
 ) -> Dict[str, object]:
     """The release's results: per component of ``metric_paths`` its headline metric, ours, each
     baseline (those in its evaluation JSON under ``baselines``, those its scorer reports, and the
     trained baselines of ``baseline_paths``: ``{component: {title: evaluation JSON}}``), the
-    strongest baseline, ``at_or_above_baseline``, the paper's value, and the row's scores. ``run``
-    (encoder, profile, device, seeds, ...) is recorded as given."""
+    strongest baseline, ``at_or_above_baseline``, the paper's value, the row's scores, and its
+    training's wall time in seconds (``train_seconds``: the component's entry in ``train_times``,
+    the JSON project.yml's timed training steps write, or None). ``run`` (encoder, profile, device,
+    seeds, ...) is recorded as given."""
     paper = json.loads(Path(paper_results).read_text(encoding="utf8")) if paper_results else {}
+    timings = json.loads(Path(train_times).read_text(encoding="utf8")) if train_times else {}
     components = []
     for row in release_rows(metric_paths):
         component = row["component"]
@@ -104,6 +108,7 @@ def release_results(
             "baseline": {"name": strongest, "value": measured[strongest]} if strongest else None,
             "at_or_above_baseline": None if strongest is None or ours is None else ours >= measured[strongest],
             "paper": paper_value(paper, component), "scores": row["scores"],
+            "train_seconds": timings.get(component, {}).get("seconds"),
         })
     return {**dict(run or {}), "components": components}
 
@@ -120,10 +125,11 @@ def results_table(results: Dict[str, object]) -> str:
         baseline = c["baseline"] or {"name": "none measured", "value": None}
         paper = c["paper"] or {"name": "n/a", "value": None}
         verdict = {True: "yes", False: "**no**", None: "n/a"}[c["at_or_above_baseline"]]
+        minutes = "n/a" if c.get("train_seconds") is None else f"{c['train_seconds'] / 60:.1f}"
         rows.append([f"`{c['component']}`", c["test_set"], c["metric"], shown(c["ours"], c["metric"]),
                      f"{shown(baseline['value'], c['metric'])} ({baseline['name']})", verdict,
-                     f"{shown(paper['value'], c['metric'])} ({paper['name']})"])
-    header = ["component", "test set", "metric", "ours", "strongest baseline, same run", "≥ baseline", "paper"]
+                     f"{shown(paper['value'], c['metric'])} ({paper['name']})", minutes])
+    header = ["component", "test set", "metric", "ours", "strongest baseline, same run", "≥ baseline", "paper", "training (min)"]
     run = ", ".join(f"{k} {results[k]}" for k in ("profile", "device", "encoder", "seeds") if results.get(k) is not None)
     return (f"Run: {run}.\n\n" if run else "") + markdown_table(header, rows, numeric=False)
 
@@ -199,13 +205,14 @@ def write_release_meta(
     baseline_paths: Optional[Dict[str, Dict[str, Path]]] = None,
     paper_results: Optional[Path] = None,
     run: Optional[Dict[str, object]] = None,
+    train_times: Optional[Path] = None,
 ) -> str:
     """Write the release's meta.json (``base_meta`` plus every component's test scores from
     ``metric_paths``, {component: evaluation JSON}) to ``output`` for ``spacy package --meta-path``;
     also the score table to ``table`` and :func:`release_results` to ``results_path`` when given.
     Returns the table."""
     rows = release_rows(metric_paths)
-    results = release_results(metric_paths, baseline_paths, paper_results, run) if results_path else None
+    results = release_results(metric_paths, baseline_paths, paper_results, run, train_times) if results_path else None
     meta = release_meta(json.loads(Path(base_meta).read_text(encoding="utf8")), rows, results)
     for path, text in [(output, json.dumps(meta, indent=2)), (table, release_table(rows)),
                        (results_path, json.dumps(results, indent=2) + "\n" if results else None)]:

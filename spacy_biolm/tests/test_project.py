@@ -89,6 +89,10 @@ def _cli_calls():
     for name in RUN_ORDER:
         for line in COMMANDS[name]["script"]:
             tokens = shlex.split(line)
+            if "--" in tokens and tokens[3:5] == ["docs", "timed"]:  # the timer's own call, then the timed one
+                cut = tokens.index("--")
+                yield name, tokens[3:cut]
+                tokens = tokens[cut + 1:]
             if tokens[:3] == ["python", "-m", "spacy_biolm"]:
                 yield name, tokens[3:]
 
@@ -127,6 +131,19 @@ def test_script_programs_are_what_a_reader_types():
     assert script_programs("python -m spacy_biolm data assets . --mirror m") == "spacy-biolm data assets"
     assert script_programs("python -m spacy evaluate training/ner/model-best test.spacy") == "spacy evaluate"
     assert script_programs("torchrun --standalone x") == "torchrun"
+    timed = "python -m spacy_biolm docs timed ner --results t.json --no-readme -- python -m spacy train configs/ner.cfg"
+    assert script_programs(timed) == "spacy train"
+
+
+def test_every_training_step_of_all_is_timed_into_one_file():
+    # results/release.json quotes each component's training time from metrics/train_times.json.
+    for name in PROJECT["workflows"]["all"]:
+        for line in COMMANDS[name]["script"]:
+            tokens = shlex.split(line)
+            untimed_training = "train" in tokens[:5] and ("spacy" in tokens[:3] or "relations" in tokens[:4])
+            assert not untimed_training, f"{name}: its training is not timed: {line[:80]}"
+            if tokens[3:5] == ["docs", "timed"]:
+                assert tokens[tokens.index("--results") + 1] == "metrics/train_times.json" and "--no-readme" in tokens
 
 
 def test_steps_table_rows_follow_the_stages():

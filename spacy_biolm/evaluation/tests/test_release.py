@@ -76,7 +76,8 @@ def test_results_put_each_headline_beside_its_strongest_baseline_and_the_paper(t
             "most frequent snippet word": {"answer_strict_acc": 0.14}}}),
     }
     cnn = {"ner": {"spaCy CNN": _write(tmp_path / "cnn.json", {"ents_f": 0.81})}}
-    results = release_results(metrics, cnn, paper, {"profile": "default", "device": "cpu"})
+    times = _write(tmp_path / "train_times.json", {"ner": {"seconds": 378.0, "returncode": 0}, "ner_cnn": {"seconds": 60.0}})
+    results = release_results(metrics, cnn, paper, {"profile": "default", "device": "cpu"}, times)
     by_name = {c["component"]: c for c in results["components"]}
     assert results["profile"] == "default"
     assert by_name["ner"]["baseline"] == {"name": "spaCy CNN", "value": 0.81}
@@ -93,7 +94,8 @@ def test_results_put_each_headline_beside_its_strongest_baseline_and_the_paper(t
     assert by_name["answer_span"]["at_or_above_baseline"] is True
     table = results_table(results)
     assert table.startswith("Run: profile default, device cpu.")
-    assert "| `ner` | NCBI-disease test | F1 | 80.0 | 81.0 (spaCy CNN) | **no** | 78.3 (Bio-ELECTRA (bio_electra_2020)) |" in table
+    assert by_name["ner"]["train_seconds"] == 378.0 and by_name["yes_no"]["train_seconds"] is None
+    assert "| `ner` | NCBI-disease test | F1 | 80.0 | 81.0 (spaCy CNN) | **no** | 78.3 (Bio-ELECTRA (bio_electra_2020)) | 6.3 |" in table
     assert "| `answer_reranker` | BioASQ reranking test (Bio-ELECTRA) | MRR | 0.200 | 0.260 (zero-shot cosine) | **no** |" in table
 
 
@@ -112,6 +114,7 @@ def test_release_meta_command_writes_the_results_file(tmp_path):
     assert result.exit_code == 0, result.output
     written = json.loads(results.read_text())
     assert written["encoder"] == "a/b" and written["components"][0]["at_or_above_baseline"] is True
+    assert written["device"].startswith("cpu (")  # no --run device: this machine, from gpu_id (-1)
     assert "Beside the baselines" in json.loads(out.read_text())["notes"]
     bad = CliRunner().invoke(app, ["evaluate", "release-meta", str(base), str(out), f"ner={ner}", "--baseline", f"ner={cnn}"])
     assert bad.exit_code == 1 and "COMPONENT=TITLE=PATH" in bad.output

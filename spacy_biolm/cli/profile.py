@@ -1,0 +1,49 @@
+"""``spacy-biolm profile``: run the project with a named budget (configs/profiles/<name>.yml)."""
+
+import subprocess
+from pathlib import Path
+
+import typer
+from wasabi import msg
+
+from ._common import PASS_OVERRIDES, sub_app, user_errors
+
+__all__ = ["app"]
+
+app = sub_app("Run profiles: `default` (project.yml's budgets, 2 CPU cores) and those in configs/profiles/ (`full`: the papers' epochs).")
+
+
+@app.command("show")
+def show_cli(
+    name: str = typer.Argument(..., help="Profile name: default, or a file stem in configs/profiles/"),
+    project_dir: Path = typer.Option(Path("."), "--project", help="Project directory (with project.yml)"),
+):
+    """Print every variable whose value the profile changes, beside the default."""
+    from ..profiles import load_profile, profile_vars
+    from ..project_steps import load_project
+
+    with user_errors():
+        profile_vars(name, project_dir)
+        defaults = load_project(project_dir).get("vars", {})
+        overrides = load_profile(name, project_dir)
+    if not overrides:
+        msg.info(f"Profile {name!r} is project.yml's own variables")
+    for key, value in overrides.items():
+        print(f"{key}: {defaults.get(key)} -> {value}")
+
+
+@app.command("run", context_settings=PASS_OVERRIDES)
+def run_cli(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="Profile name: default, or a file stem in configs/profiles/"),
+    workflow: str = typer.Argument("all", help="The project.yml workflow or command to run"),
+    project_dir: Path = typer.Option(Path("."), "--project", help="Project directory (with project.yml)"),
+):
+    """`spacy project run WORKFLOW` with the profile's variables; further `--vars.KEY VALUE`
+    options (e.g. `--vars.gpu_id 0`) pass through and win."""
+    from ..profiles import profile_command
+
+    with user_errors():
+        command = profile_command(name, workflow, project_dir, ctx.args)
+    msg.info(" ".join(command[1:]))
+    raise typer.Exit(subprocess.call(command))

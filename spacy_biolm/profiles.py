@@ -1,0 +1,108 @@
+"""Run profiles: named sets of project.yml variables that give every task its budget.
+
+project.yml's own ``vars`` are the ``default`` profile (what ``make all`` runs on 2 CPU cores).
+Another profile is a YAML file ``configs/profiles/<name>.yml`` of variables that replace those
+defaults, e.g. ``full``: the papers' epochs. ``spacy-biolm profile run full all`` (``make all
+PROFILE=full``) runs a workflow with them as ``--vars.*`` overrides, and the ``profile`` variable
+it sets is recorded in ``results/release.json`` beside the scores.
+
+A profile may only name variables project.yml has (weasel silently ignores an unknown override,
+so a typo would run the default budget), and in every profile each evaluation frequency divides its
+steps: spaCy evaluates every ``eval_frequency`` updates, and otherwise the last updates are never
+evaluated and never become ``model-best``.
+"""
+
+import sys
+from pathlib import Path
+from typing import Dict, List, Sequence, Union
+
+from .project_steps import load_project
+
+__all__ = ["DEFAULT_PROFILE", "PROFILES_DIR", "BUDGETS", "profile_path", "load_profile", "profile_vars",
+           "check_budgets", "profile_command"]
+
+PathLike = Union[str, Path]
+DEFAULT_PROFILE = "default"
+PROFILES_DIR = Path("configs") / "profiles"
+# (steps variable, the variable with its evaluation frequency): each pair's frequency divides its steps.
+BUDGETS = (
+    ("ner_steps", "ner_eval_frequency"),
+    ("ner_cnn_steps", "ner_cnn_eval_frequency"),
+    ("ner_gene_steps", "ner_gene_eval_frequency"),
+    ("re_steps", "re_eval_frequency"),
+    ("qa_yes_no_steps", "qa_eval_frequency"),
+    ("qa_answer_span_steps", "qa_eval_frequency"),
+    ("qa_reranker_steps", "qa_eval_frequency"),
+    ("hoc_steps", "hoc_eval_frequency"),
+    ("seeds_ner_steps", "seeds_eval_frequency"),
+    ("ablation_ner_steps", "ablation_ner_eval_frequency"),
+    ("ablation_re_steps", "ablation_re_eval_frequency"),
+    ("ablation_yes_no_steps", "ablation_yes_no_eval_frequency"),
+)
+
+
+def profile_path(name: str, project_dir: PathLike = ".") -> Path:
+    """The YAML file of profile ``name`` (``configs/profiles/<name>.yml``)."""
+    return Path(project_dir) / PROFILES_DIR / f"{name}.yml"
+
+
+def load_profile(name: str, project_dir: PathLike = ".") -> Dict[str, object]:
+    """The variables profile ``name`` overrides (``{}`` for the default). Errors name the file:
+    a missing profile (listing those there are), a file that is not a mapping, a variable
+    project.yml lacks, a value that is not a scalar."""
+    import srsly
+
+    if name == DEFAULT_PROFILE:
+        return {}
+    path = profile_path(name, project_dir)
+    if not path.is_file():
+        known = sorted(p.stem for p in (Path(project_dir) / PROFILES_DIR).glob("*.yml"))
+        raise FileNotFoundError(f"No profile {name!r}: {path} does not exist. Profiles: {', '.join([DEFAULT_PROFILE, *known])}")
+    overrides = srsly.read_yaml(path)
+    if not isinstance(overrides, dict):
+        raise ValueError(f"{path}: expected a mapping of project.yml variables to values, got {type(overrides).__name__}")
+    project_vars = load_project(project_dir).get("vars", {})
+    unknown = sorted(set(overrides) - set(project_vars))
+    if unknown:
+        raise KeyError(f"{path}: {', '.join(unknown)} not variables of project.yml (a typo would run the default budget)")
+    not_scalar = sorted(key for key, value in overrides.items() if isinstance(value, (dict, list)) or value is None)
+    if not_scalar:
+        raise ValueError(f"{path}: {', '.join(not_scalar)} must be a number or a string")
+    return overrides
+
+
+def profile_vars(name: str, project_dir: PathLike = ".") -> Dict[str, object]:
+    """project.yml's variables as profile ``name`` sets them (defaults, then its overrides, and
+    ``profile`` = ``name``), checked with :func:`check_budgets`."""
+    variables = {**load_project(project_dir).get("vars", {}), **load_profile(name, project_dir), "profile": name}
+    check_budgets(variables, f"profile {name!r}")
+    return variables
+
+
+def check_budgets(variables: Dict[str, object], where: str) -> None:
+    """ValueError naming ``where`` and the variables when an evaluation frequency of :data:`BUDGETS`
+    does not divide its steps (or a budget is not a positive whole number)."""
+    problems = []
+    for steps_var, frequency_var in BUDGETS:
+        if steps_var not in variables or frequency_var not in variables:
+            continue
+        try:
+            steps, frequency = int(variables[steps_var]), int(variables[frequency_var])
+        except (TypeError, ValueError):
+            problems.append(f"{steps_var}={variables[steps_var]!r} and {frequency_var}={variables[frequency_var]!r} must be whole numbers")
+            continue
+        if steps <= 0 or frequency <= 0 or steps % frequency:
+            problems.append(f"{frequency_var}={frequency} does not divide {steps_var}={steps}")
+    if problems:
+        raise ValueError(f"{where}: " + "; ".join(problems) + " (the last update would never be evaluated)")
+
+
+def profile_command(name: str, workflow: str, project_dir: PathLike = ".", extra: Sequence[str] = ()) -> List[str]:
+    """``python -m spacy project run WORKFLOW PROJECT_DIR --vars.K V ...`` for profile ``name``
+    (its overrides and ``profile``), then ``extra`` (e.g. ``--vars.gpu_id 0``)."""
+    profile_vars(name, project_dir)  # checks the profile before anything runs
+    overrides = {**load_profile(name, project_dir), "profile": name}
+    command = [sys.executable, "-m", "spacy", "project", "run", workflow, str(project_dir)]
+    for key, value in overrides.items():
+        command += [f"--vars.{key}", str(value)]
+    return command + list(extra)

@@ -1,0 +1,60 @@
+"""Run profiles: a profile names only project.yml's variables, keeps every last update evaluated,
+and becomes the `spacy project run` command with its overrides."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from spacy_biolm.profiles import check_budgets, load_profile, profile_command, profile_vars
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _project(tmp_path, profile_text=None):
+    (tmp_path / "project.yml").write_text("vars:\n  ner_steps: 200\n  ner_eval_frequency: 100\n  profile: default\n")
+    if profile_text is not None:
+        (tmp_path / "configs" / "profiles").mkdir(parents=True)
+        (tmp_path / "configs" / "profiles" / "full.yml").write_text(profile_text)
+    return tmp_path
+
+
+@pytest.mark.parametrize("name", ["default", *sorted(p.stem for p in (REPO / "configs" / "profiles").glob("*.yml"))])
+def test_every_profile_of_the_project_loads_and_evaluates_each_last_update(name):
+    variables = profile_vars(name, REPO)
+    assert variables["profile"] == name
+
+
+def test_full_is_longer_than_default_where_the_papers_train_longer():
+    default, full = profile_vars("default", REPO), profile_vars("full", REPO)
+    for steps in ("ner_steps", "ner_gene_steps", "re_steps", "hoc_steps"):
+        assert int(full[steps]) > int(default[steps]), steps
+
+
+def test_the_command_passes_the_overrides_then_the_extra_options(tmp_path):
+    project = _project(tmp_path, "ner_steps: 400\nner_eval_frequency: 200\n")
+    command = profile_command("full", "all", project, ["--vars.gpu_id", "0"])
+    assert command[:6] == [sys.executable, "-m", "spacy", "project", "run", "all"]
+    assert command[7:] == ["--vars.ner_steps", "400", "--vars.ner_eval_frequency", "200", "--vars.profile", "full",
+                           "--vars.gpu_id", "0"]
+    assert profile_command("default", "all", project)[7:] == ["--vars.profile", "default"]
+
+
+def test_an_unknown_variable_is_an_error_naming_the_file(tmp_path):
+    project = _project(tmp_path, "ner_step: 400\n")
+    with pytest.raises(KeyError, match=r"full.yml: ner_step not variables of project.yml"):
+        load_profile("full", project)
+
+
+def test_a_missing_profile_lists_the_profiles_there_are(tmp_path):
+    project = _project(tmp_path, "ner_steps: 400\nner_eval_frequency: 200\n")
+    with pytest.raises(FileNotFoundError, match="Profiles: default, full"):
+        load_profile("fast", project)
+
+
+def test_a_frequency_that_leaves_the_last_update_unevaluated_is_refused(tmp_path):
+    project = _project(tmp_path, "ner_steps: 450\n")
+    with pytest.raises(ValueError, match="profile 'full': ner_eval_frequency=100 does not divide ner_steps=450"):
+        profile_command("full", "all", project)
+    with pytest.raises(ValueError, match="must be whole numbers"):
+        check_budgets({"hoc_steps": "many", "hoc_eval_frequency": 50}, "here")
