@@ -47,36 +47,36 @@ def profile_path(name: str, project_dir: PathLike = ".") -> Path:
 
 
 def load_profile(name: str, project_dir: PathLike = ".") -> Dict[str, object]:
-    """The variables profile ``name`` overrides (``{}`` for the default). Errors name the file:
-    a missing profile (listing those there are), a file that is not a mapping, a variable
-    project.yml lacks, a value that is not a scalar."""
+    """The variables profile ``name`` overrides, ``profile`` = ``name`` among them (only that for
+    the default), checked against project.yml. Errors name the file: a missing profile (listing
+    those there are), a file that is not a mapping, a variable project.yml lacks, a value that is
+    not a scalar, and the budgets :func:`check_budgets` refuses."""
     import srsly
 
-    if name == DEFAULT_PROFILE:
-        return {}
-    path = profile_path(name, project_dir)
-    if not path.is_file():
-        known = sorted(p.stem for p in (Path(project_dir) / PROFILES_DIR).glob("*.yml"))
-        raise FileNotFoundError(f"No profile {name!r}: {path} does not exist. Profiles: {', '.join([DEFAULT_PROFILE, *known])}")
-    overrides = srsly.read_yaml(path)
-    if not isinstance(overrides, dict):
-        raise ValueError(f"{path}: expected a mapping of project.yml variables to values, got {type(overrides).__name__}")
     project_vars = load_project(project_dir).get("vars", {})
-    unknown = sorted(set(overrides) - set(project_vars))
-    if unknown:
-        raise KeyError(f"{path}: {', '.join(unknown)} not variables of project.yml (a typo would run the default budget)")
-    not_scalar = sorted(key for key, value in overrides.items() if isinstance(value, (dict, list)) or value is None)
-    if not_scalar:
-        raise ValueError(f"{path}: {', '.join(not_scalar)} must be a number or a string")
+    overrides: Dict[str, object] = {}
+    if name != DEFAULT_PROFILE:
+        path = profile_path(name, project_dir)
+        if not path.is_file():
+            known = sorted(p.stem for p in (Path(project_dir) / PROFILES_DIR).glob("*.yml"))
+            raise FileNotFoundError(f"No profile {name!r}: {path} does not exist. Profiles: {', '.join([DEFAULT_PROFILE, *known])}")
+        overrides = srsly.read_yaml(path)
+        if not isinstance(overrides, dict):
+            raise ValueError(f"{path}: expected a mapping of project.yml variables to values, got {type(overrides).__name__}")
+        unknown = sorted(set(overrides) - set(project_vars))
+        if unknown:
+            raise KeyError(f"{path}: {', '.join(unknown)} not variables of project.yml (a typo would run the default budget)")
+        not_scalar = sorted(key for key, value in overrides.items() if isinstance(value, (dict, list)) or value is None)
+        if not_scalar:
+            raise ValueError(f"{path}: {', '.join(not_scalar)} must be a number or a string")
+    overrides = {**overrides, "profile": name}
+    check_budgets({**project_vars, **overrides}, f"profile {name!r}")
     return overrides
 
 
 def profile_vars(name: str, project_dir: PathLike = ".") -> Dict[str, object]:
-    """project.yml's variables as profile ``name`` sets them (defaults, then its overrides, and
-    ``profile`` = ``name``), checked with :func:`check_budgets`."""
-    variables = {**load_project(project_dir).get("vars", {}), **load_profile(name, project_dir), "profile": name}
-    check_budgets(variables, f"profile {name!r}")
-    return variables
+    """project.yml's variables as profile ``name`` sets them: the defaults, then its overrides."""
+    return {**load_project(project_dir).get("vars", {}), **load_profile(name, project_dir)}
 
 
 def check_budgets(variables: Dict[str, object], where: str) -> None:
@@ -100,9 +100,7 @@ def check_budgets(variables: Dict[str, object], where: str) -> None:
 def profile_command(name: str, workflow: str, project_dir: PathLike = ".", extra: Sequence[str] = ()) -> List[str]:
     """``python -m spacy project run WORKFLOW PROJECT_DIR --vars.K V ...`` for profile ``name``
     (its overrides and ``profile``), then ``extra`` (e.g. ``--vars.gpu_id 0``)."""
-    profile_vars(name, project_dir)  # checks the profile before anything runs
-    overrides = {**load_profile(name, project_dir), "profile": name}
     command = [sys.executable, "-m", "spacy", "project", "run", workflow, str(project_dir)]
-    for key, value in overrides.items():
+    for key, value in load_profile(name, project_dir).items():  # checked before anything runs
         command += [f"--vars.{key}", str(value)]
     return command + list(extra)

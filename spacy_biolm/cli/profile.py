@@ -19,16 +19,16 @@ def show_cli(
     project_dir: Path = typer.Option(Path("."), "--project", help="Project directory (with project.yml)"),
 ):
     """Print every variable whose value the profile changes, beside the default."""
-    from ..profiles import load_profile, profile_vars
+    from ..profiles import load_profile
     from ..project_steps import load_project
 
     with user_errors():
-        profile_vars(name, project_dir)
-        defaults = load_project(project_dir).get("vars", {})
         overrides = load_profile(name, project_dir)
-    if not overrides:
+        defaults = load_project(project_dir).get("vars", {})
+    changed = {key: value for key, value in overrides.items() if str(value) != str(defaults.get(key))}
+    if not changed:
         msg.info(f"Profile {name!r} is project.yml's own variables")
-    for key, value in overrides.items():
+    for key, value in changed.items():
         print(f"{key}: {defaults.get(key)} -> {value}")
 
 
