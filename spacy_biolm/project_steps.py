@@ -9,7 +9,7 @@ between two marker comments in README.md; ``spacy-biolm docs steps-table`` rewri
 import re
 import shlex
 from pathlib import Path
-from typing import Dict, List, Union
+from typing import Dict, List, Optional, Tuple, Union
 
 __all__ = [
     "STAGES",
@@ -23,6 +23,8 @@ __all__ = [
     "replace_steps_table",
     "rewrite_generated",
     "update_readme",
+    "include_marker_lines",
+    "update_includes",
 ]
 
 PathLike = Union[str, Path]
@@ -115,6 +117,43 @@ def rewrite_generated(path: PathLike, body: str, start_marker: str, end_marker: 
     if updated != text:
         path.write_text(updated, encoding="utf8")
     return updated != text
+
+
+INCLUDE_PATTERN = re.compile(r"<!-- include (?P<path>\S+) start: written by the run; do not edit -->\n"
+                             r"(?P<body>.*?)<!-- include (?P=path) end -->", re.S)
+
+
+def include_marker_lines(path: str) -> Tuple[str, str]:
+    """The start and end lines that make README show the results file ``path`` (a Markdown table a
+    run wrote, e.g. ``results/hoc/hoc_full_seeds.md``) verbatim; :func:`update_includes` fills them."""
+    return (f"<!-- include {path} start: written by the run; do not edit -->",
+            f"<!-- include {path} end -->")
+
+
+def update_includes(readme: PathLike, root: Optional[PathLike] = None, check: bool = False) -> List[str]:
+    """Copy each file that ``readme`` includes (between :func:`include_marker_lines`, paths relative
+    to ``root``, default the README's folder) into its block, so a table a run wrote is quoted, not
+    retyped. Returns the paths whose block was stale; with ``check`` nothing is written.
+    FileNotFoundError names a block whose file is missing."""
+    readme = Path(readme)
+    root = Path(root) if root is not None else readme.parent
+    text = readme.read_text(encoding="utf8")
+    stale = []
+
+    def fill(match: "re.Match") -> str:
+        source = root / match["path"]
+        if not source.is_file():
+            raise FileNotFoundError(f"{readme} includes {match['path']}, which is missing under {root}")
+        body = source.read_text(encoding="utf8").rstrip("\n") + "\n"
+        if body != match["body"]:
+            stale.append(match["path"])
+        start, end = include_marker_lines(match["path"])
+        return f"{start}\n{body}{end}"
+
+    updated = INCLUDE_PATTERN.sub(fill, text)
+    if stale and not check:
+        readme.write_text(updated, encoding="utf8")
+    return stale
 
 
 def replace_steps_table(text: str, table: str) -> str:

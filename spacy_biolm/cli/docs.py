@@ -9,7 +9,7 @@ from ._common import sub_app, user_errors
 
 __all__ = ["app"]
 
-app = sub_app("Documentation generated from the project (README's steps, scores and encoders tables).")
+app = sub_app("Documentation generated from the project (README's steps, scores and encoders tables, the results it quotes).")
 
 
 @app.command("steps-table")
@@ -62,6 +62,23 @@ def encoders_table_cli(
     with user_errors():
         changed = rewrite_generated(readme, readme_encoders(results), ENCODERS_START, ENCODERS_END)
     msg.good(f"{'Updated' if changed else 'Already up to date:'} the encoders table in {readme}")
+
+
+@app.command("includes")
+def includes_cli(
+    readme: Path = typer.Option(Path("README.md"), "--readme", help="Markdown file with include markers"),
+    check: bool = typer.Option(False, "--check", help="Only report whether every included file is up to date (exit 1 if not)"),
+):
+    """Copy the results tables README includes (between `<!-- include PATH start ... -->` and
+    `<!-- include PATH end -->`, PATH relative to the README) into it, so they are quoted, never
+    retyped."""
+    from ..project_steps import update_includes
+
+    with user_errors():
+        stale = update_includes(readme, check=check)
+    if check and stale:
+        msg.fail(f"{readme} quotes stale copies of {', '.join(stale)}: run `spacy-biolm docs includes`", exits=1)
+    msg.good(f"{'Updated ' + ', '.join(stale) if stale and not check else 'Every included file is up to date'} in {readme}")
 
 
 @app.command("timed", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

@@ -12,7 +12,8 @@ import json
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .seeds import format_mean_std, summarise
+from ..encoders.devices import describe_device
+from .seeds import format_mean_std, run_seeds, summarise
 from .tables import markdown_table
 
 __all__ = [
@@ -33,7 +34,6 @@ __all__ = [
 HOC_METRICS = {"cats_micro_f": "micro F1", "cats_macro_f": "macro F1"}
 SCORER = "spacy-biolm.multilabel_thresholds_scorer.v1"
 THRESHOLDS_FILE = "thresholds.json"
-SCORES_FILE = "test_scores.json"
 
 
 def textcat_name(nlp) -> str:
@@ -114,34 +114,26 @@ def evaluate_hoc_seeds(
     use_gpu: int = -1,
 ) -> Dict[str, object]:
     """Train every config of ``configs`` ({row name: config}) once per seed into
-    ``output_dir/<config stem>/seed_<n>``, tune its thresholds on ``dev`` and score ``model-best``
-    on ``test``. A seed with ``test_scores.json`` is reused, one with a ``model-best`` but no
-    scores is tuned and tested without retraining, so an interrupted run resumes. Returns
-    ``{"rows": {name: {"config", "runs", "summary"}}, ...}`` (scores as fractions)."""
-    from spacy.cli.train import train as spacy_train
-
-    if not seeds:
-        raise ValueError("No seeds to run")
+    ``output_dir/<config stem>/seed_<n>`` (:func:`run_seeds`, so scored seeds are reused and each
+    run records its wall time), tune its thresholds on ``dev`` and score ``model-best`` on
+    ``test``. Returns ``{"rows": {name: {"config", "runs", "summary"}}, ...}`` (scores as fractions)."""
     missing = [str(p) for p in (train, dev, test, *configs.values()) if not Path(p).is_file()]
     if missing:
         raise FileNotFoundError(f"{', '.join(missing)} missing (spacy-biolm data convert-hoc writes the DocBins)")
-    output_dir = Path(output_dir)
+
+    def tune_and_test(model_dir: Path, test_path: Path) -> Dict[str, object]:
+        tune_pipeline_thresholds(model_dir, dev, use_gpu=use_gpu)
+        return _tested(model_dir, test_path, use_gpu)
+
     rows = {}
     for name, config in configs.items():
-        runs: List[Dict[str, object]] = []
-        for seed in seeds:
-            run_dir = output_dir / Path(config).stem / f"seed_{seed}"
-            scores_path = run_dir / SCORES_FILE
-            if not scores_path.is_file():
-                if not (run_dir / "model-best" / "config.cfg").is_file():
-                    spacy_train(Path(config), run_dir, use_gpu=use_gpu, overrides={
-                        **(overrides or {}), "paths.train": str(train), "paths.dev": str(dev), "system.seed": seed})
-                tune_pipeline_thresholds(run_dir / "model-best", dev, use_gpu=use_gpu)
-                scores_path.write_text(json.dumps(_tested(run_dir / "model-best", test, use_gpu), indent=2), encoding="utf8")
-            runs.append({"seed": seed, **json.loads(scores_path.read_text(encoding="utf8"))})
-        rows[name] = {"config": str(config), "runs": runs, "summary": summarise(runs, _SUMMARY_METRICS)}
+        run = run_seeds(Path(config), Path(output_dir) / Path(config).stem, test, seeds,
+                        {**(overrides or {}), "paths.train": str(train), "paths.dev": str(dev)},
+                        metrics=_SUMMARY_METRICS, use_gpu=use_gpu, score=tune_and_test)
+        rows[name] = {"config": str(config), "runs": run["runs"], "summary": run["summary"]}
     return {"train": str(train), "dev": str(dev), "test": str(test), "seeds": list(seeds),
-            "overrides": {k: str(v) for k, v in (overrides or {}).items()}, "rows": rows}
+            "overrides": {k: str(v) for k, v in (overrides or {}).items()}, "device": describe_device(use_gpu),
+            "rows": rows}
 
 
 def evaluate_hoc_models(models: Dict[str, Path], test: Path, use_gpu: int = -1) -> Dict[str, object]:

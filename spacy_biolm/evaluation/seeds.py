@@ -200,7 +200,8 @@ def run_seeds(
             scores = dict(score(run_dir / "model-best", test_path))
             scores.update(train_seconds=round(trained - start, 1), test_seconds=round(time.perf_counter() - trained, 1))
             scores_path.write_text(json.dumps(_plain(scores), indent=2), encoding="utf8")
-        runs.append({"seed": seed, **json.loads(scores_path.read_text(encoding="utf8")), **_dev_scores(run_dir)})
+        # Dev scores the scorer reports (HoC's, with tuned thresholds) win over those spacy train recorded.
+        runs.append({"seed": seed, **_dev_scores(run_dir), **json.loads(scores_path.read_text(encoding="utf8"))})
     dev_metrics = [f"dev_{m}" for m in metrics if all(f"dev_{m}" in run for run in runs)]
     result = {
         "config": str(config_path),
@@ -285,5 +286,13 @@ def _dev_scores(run_dir: Path) -> Dict[str, float]:
 
 
 def _plain(scores: Dict[str, object]) -> Dict[str, object]:
-    """JSON-safe copy of spaCy's scores (drops nested per-type tables we do not summarise)."""
-    return {k: v for k, v in scores.items() if isinstance(v, (int, float)) or v is None}
+    """JSON-safe copy of a scorer's scores: numbers, strings and tables of them (spaCy's per-type
+    tables, HoC's thresholds); anything else (e.g. numpy arrays) is dropped."""
+    def safe(value: object) -> bool:
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            return False
+        return True
+
+    return {k: v for k, v in scores.items() if safe(v)}

@@ -13,11 +13,13 @@ from spacy_biolm.project_steps import (
     STAGES,
     TABLE_END,
     TABLE_START,
+    include_marker_lines,
     load_project,
     replace_steps_table,
     script_programs,
     stage_commands,
     steps_table,
+    update_includes,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -185,3 +187,26 @@ def test_docs_cli_writes_and_checks_the_table(tmp_path):
     assert "| **release** | `assemble` |" in readme.read_text(encoding="utf8")
     again = CliRunner().invoke(app, ["docs", "steps-table", str(REPO), "--readme", str(readme), "--check"])
     assert again.exit_code == 0, again.output
+
+
+def test_readme_quotes_the_results_files_it_includes_as_they_are():
+    assert update_includes(REPO / "README.md", check=True) == [], "run `spacy-biolm docs includes`"
+
+
+def test_includes_copy_results_tables_into_their_blocks_and_name_a_missing_file(tmp_path):
+    from typer.testing import CliRunner
+
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "t.md").write_text("| a |\n|---|\n| 1 |\n", encoding="utf8")
+    start, end = include_marker_lines("results/t.md")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\nbefore\n{start}\n| a |\n|---|\n| 0 |\n{end}\nafter\n", encoding="utf8")
+    check = CliRunner().invoke(app, ["docs", "includes", "--readme", str(readme), "--check"])
+    assert check.exit_code == 1 and "results/t.md" in check.output
+    assert "| 0 |" in readme.read_text(encoding="utf8")  # --check writes nothing
+    assert update_includes(readme) == ["results/t.md"]
+    assert readme.read_text(encoding="utf8") == f"# x\nbefore\n{start}\n| a |\n|---|\n| 1 |\n{end}\nafter\n"
+    assert update_includes(readme, check=True) == []
+    (tmp_path / "results" / "t.md").unlink()
+    missing = CliRunner().invoke(app, ["docs", "includes", "--readme", str(readme)])
+    assert missing.exit_code == 1 and "results/t.md, which is missing" in missing.output

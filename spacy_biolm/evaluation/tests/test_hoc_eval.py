@@ -153,3 +153,33 @@ def test_thresholds_and_test_commands_write_the_config_the_table_and_the_release
     assert flat["thresholds"] == json.loads((model / "thresholds.json").read_text())["thresholds"]
     assert "one trained pipeline each" in (tmp_path / "t.md").read_text()
     assert f"| bow (ours) | 1 | {100 * flat['cats_micro_f']:.2f} (0.00) |" in (tmp_path / "t.md").read_text()
+
+
+def test_seeds_are_trained_tuned_tested_timed_and_reused(bow_pipeline, tmp_path, monkeypatch):
+    from pathlib import Path
+
+    import spacy.cli.train
+
+    from spacy_biolm.evaluation.hoc import evaluate_hoc_seeds
+
+    config = Path(__file__).resolve().parents[3] / "configs" / "hoc_bow.cfg"
+    data = bow_pipeline[1]
+    overrides = {"training.max_steps": 12, "training.eval_frequency": 6, "training.batcher.size": 2}
+    result = evaluate_hoc_seeds({"bow": config}, tmp_path / "runs", data, data, data, [1, 2], overrides)
+    runs = result["rows"]["bow"]["runs"]
+    assert [run["seed"] for run in runs] == [1, 2] and result["device"].startswith("cpu")
+    for run in runs:
+        tuned = json.loads((tmp_path / "runs" / "hoc_bow" / f"seed_{run['seed']}" / "model-best" / "thresholds.json").read_text())
+        # The row's dev score is the tuned one, not the untuned score spacy train recorded.
+        assert run["dev_cats_micro_f"] == tuned["dev_tuned"]["cats_micro_f"]
+        assert run["thresholds"] == tuned["thresholds"] and set(run["cats_f_per_type"]) == set(LABELS)
+        assert run["train_seconds"] > 0 and run["documents"] == len(TEXTS)
+    summary = result["rows"]["bow"]["summary"]["cats_micro_f"]
+    assert summary["n"] == 2 and summary["values"] == [run["cats_micro_f"] for run in runs]
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("a scored seed was trained again")
+
+    monkeypatch.setattr(spacy.cli.train, "train", no_training)
+    again = evaluate_hoc_seeds({"bow": config}, tmp_path / "runs", data, data, data, [1, 2], overrides)
+    assert again["rows"]["bow"]["runs"] == runs
