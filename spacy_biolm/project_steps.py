@@ -9,7 +9,7 @@ between two marker comments in README.md; ``spacy-biolm docs steps-table`` rewri
 import re
 import shlex
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Tuple, Union
 
 __all__ = [
     "STAGES",
@@ -119,10 +119,6 @@ def rewrite_generated(path: PathLike, body: str, start_marker: str, end_marker: 
     return updated != text
 
 
-INCLUDE_PATTERN = re.compile(r"<!-- include (?P<path>\S+) start: written by the run; do not edit -->\n"
-                             r"(?P<body>.*?)<!-- include (?P=path) end -->", re.S)
-
-
 def include_marker_lines(path: str) -> Tuple[str, str]:
     """The start and end lines that make README show the results file ``path`` (a Markdown table a
     run wrote, e.g. ``results/hoc/hoc_full_seeds.md``) verbatim; :func:`update_includes` fills them."""
@@ -130,13 +126,18 @@ def include_marker_lines(path: str) -> Tuple[str, str]:
             f"<!-- include {path} end -->")
 
 
-def update_includes(readme: PathLike, root: Optional[PathLike] = None, check: bool = False) -> List[str]:
+# Any include block: the markers above around a path, the block's body between them.
+_START, _END = (re.escape(line).replace("PATH", "{}") for line in include_marker_lines("PATH"))
+INCLUDE_PATTERN = re.compile(_START.format(r"(?P<path>\S+)") + r"\n(?P<body>.*?)" + _END.format("(?P=path)"), re.S)
+
+
+def update_includes(readme: PathLike, check: bool = False) -> List[str]:
     """Copy each file that ``readme`` includes (between :func:`include_marker_lines`, paths relative
-    to ``root``, default the README's folder) into its block, so a table a run wrote is quoted, not
-    retyped. Returns the paths whose block was stale; with ``check`` nothing is written.
-    FileNotFoundError names a block whose file is missing."""
+    to the README's folder) into its block, so a table a run wrote is quoted, not retyped. Returns
+    the paths whose block was stale; with ``check`` nothing is written. FileNotFoundError names a
+    block whose file is missing."""
     readme = Path(readme)
-    root = Path(root) if root is not None else readme.parent
+    root = readme.parent
     text = readme.read_text(encoding="utf8")
     stale = []
 
