@@ -58,6 +58,8 @@ def encoders_cli(
     """Fine-tune every encoder with the same recipe on the deciding tasks over several seeds; write
     test and dev mean (std), held-out pretraining losses and times, and the encoder chosen on dev.
     Scored runs are reused, so an interrupted ablation resumes."""
+    from spacy.cli._util import _parse_override
+
     from ..evaluation.encoders import ablation_table, run_encoder_ablation
     from ..evaluation.tables import parse_named_paths
     from ..pretraining.warm_start import package_model_dir
@@ -69,7 +71,8 @@ def encoders_cli(
             key, _, value = setting.partition("=")
             if not (task and key and value):
                 raise ValueError(f"--budget expects TASK:SECTION.KEY=VALUE, got {item!r}")
-            overrides.setdefault(task, {})[key] = int(value) if value.lstrip("-").isdigit() else value
+            # The value reads as on spaCy's command line: JSON where it parses (0.0001, 200, true), else a string.
+            overrides.setdefault(task, {})[key] = _parse_override(value)
         named = {name: package_model_dir(str(path)) or path for name, path in parse_named_paths(encoders).items()}
         result = run_encoder_ablation(named, output_dir, [t for t in tasks.split(",") if t], list(range(n_seeds)),
                                       overrides, project_dir=project_dir, use_gpu=gpu_id)

@@ -23,6 +23,7 @@ __all__ = [
     "seeds_table",
     "datasets_table",
     "run_seeds",
+    "recipe_fingerprint",
     "plot_seed_scores",
     "plot_datasets",
 ]
@@ -193,12 +194,21 @@ def run_seeds(
     for seed in seeds:
         run_dir = output_dir / f"seed_{seed}"
         scores_path = run_dir / "test_scores.json"
-        if not scores_path.is_file():
+        run_overrides = {**(overrides or {}), "system.seed": seed}
+        recipe = recipe_fingerprint(config_path, run_overrides)
+        if scores_path.is_file():
+            stored = json.loads(scores_path.read_text(encoding="utf8")).get("recipe")
+            # Runs scored before fingerprints were recorded carry none and are taken as they are.
+            if stored is not None and stored != recipe:
+                raise ValueError(f"{run_dir} was trained with another recipe than {config_path} with {run_overrides} "
+                                 "(the config or an override changed): delete the run or pick another output directory")
+        else:
             start = time.perf_counter()
-            train(config_path, run_dir, use_gpu=use_gpu, overrides={**(overrides or {}), "system.seed": seed})
+            train(config_path, run_dir, use_gpu=use_gpu, overrides=run_overrides)
             trained = time.perf_counter()
             scores = dict(score(run_dir / "model-best", test_path))
-            scores.update(train_seconds=round(trained - start, 1), test_seconds=round(time.perf_counter() - trained, 1))
+            scores.update(train_seconds=round(trained - start, 1), test_seconds=round(time.perf_counter() - trained, 1),
+                          recipe=recipe)
             scores_path.write_text(json.dumps(_plain(scores), indent=2), encoding="utf8")
         # Dev scores the scorer reports (HoC's, with tuned thresholds) win over those spacy train recorded.
         runs.append({"seed": seed, **_dev_scores(run_dir), **json.loads(scores_path.read_text(encoding="utf8"))})
@@ -274,6 +284,17 @@ def plot_datasets(
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return Path(path)
+
+
+def recipe_fingerprint(config_path: Path, overrides: Dict[str, object]) -> str:
+    """SHA-256 of the config as it trains (``overrides`` applied, comments and layout ignored): a
+    reused run must have been trained with the same recipe, or the comparison it enters is void."""
+    import hashlib
+
+    from spacy.util import load_config
+
+    text = load_config(config_path, overrides=dict(overrides), interpolate=False).to_str()
+    return hashlib.sha256(text.encode("utf8")).hexdigest()
 
 
 def _dev_scores(run_dir: Path) -> Dict[str, float]:

@@ -109,3 +109,17 @@ def test_two_encoders_run_through_the_ner_recipe_and_resume(tmp_path, tiny_encod
     shutil.rmtree(tmp_path / "runs" / "a" / "ncbi" / "seed_0" / "model-last")
     again = run_encoder_ablation(encoders, tmp_path / "runs", ["ncbi"], [0], budget, project_dir=tmp_path)
     assert again["encoders"]["a"]["tasks"] == results["encoders"]["a"]["tasks"]
+    # The command line reads budgets as spaCy does (0.0001 is a float), and a changed recipe never
+    # reuses the runs of the old one.
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+
+    args = ["evaluate", "encoders", f"a={tiny_encoder}", "--tasks", "ncbi", "--seeds", "1", "--output", str(tmp_path / "runs"),
+            "--results", str(tmp_path / "r.json"), "--project", str(tmp_path),
+            "--budget", "ncbi:training.max_steps=2", "--budget", "ncbi:training.eval_frequency=1"]
+    reused = CliRunner().invoke(app, args)
+    assert reused.exit_code == 0, reused.output
+    assert json.loads((tmp_path / "r.json").read_text())["encoders"]["a"]["tasks"] == results["encoders"]["a"]["tasks"]
+    changed = CliRunner().invoke(app, [*args, "--budget", "ncbi:training.optimizer.learn_rate.initial_rate=0.0001"])
+    assert changed.exit_code == 1 and "seed_0 was trained with another recipe" in " ".join(changed.output.split())

@@ -183,3 +183,6 @@ def test_seeds_are_trained_tuned_tested_timed_and_reused(bow_pipeline, tmp_path,
     monkeypatch.setattr(spacy.cli.train, "train", no_training)
     again = evaluate_hoc_seeds({"bow": config}, tmp_path / "runs", data, data, data, [1, 2], overrides)
     assert again["rows"]["bow"]["runs"] == runs
+    # A changed recipe never reuses runs trained with the old one.
+    with pytest.raises(ValueError, match="seed_1 was trained with another recipe"):
+        evaluate_hoc_seeds({"bow": config}, tmp_path / "runs", data, data, data, [1, 2], {**overrides, "training.max_steps": 13})

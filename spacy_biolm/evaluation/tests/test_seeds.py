@@ -67,7 +67,8 @@ def test_two_seeds_train_score_and_resume(tmp_path):
     paper.write_text(json.dumps({"bio_electra_2020": {"models": {"bio_electra": "Bio-ELECTRA"},
                                                       "ner": {"NCBI-disease": {"bio_electra": [73.47, 83.88, 78.32]}}}}))
     cli = CliRunner().invoke(app, ["evaluate", "seeds", str(REPO / "configs" / "ner_cnn.cfg"), str(tmp_path / "runs"),
-                                   "--corpus", f"NCBI-disease={tmp_path}", "--seeds", "2", "--name", "CNN", "--paper", str(paper)])
+                                   "--corpus", f"NCBI-disease={tmp_path}", "--seeds", "2", "--name", "CNN", "--paper", str(paper),
+                                   "--training.max_steps", "30", "--training.eval_frequency", "10"])
     assert cli.exit_code == 0, cli.output
     table = (out / "seeds_table.md").read_text()
     assert "| CNN (ours, 2 seeds) |" in table and "| Bio-ELECTRA (paper) | 73.47 | 83.88 | 78.32 |" in table
