@@ -197,9 +197,9 @@ def run_seeds(
         run_overrides = {**(overrides or {}), "system.seed": seed}
         recipe = recipe_fingerprint(config_path, run_overrides)
         if scores_path.is_file():
-            stored = json.loads(scores_path.read_text(encoding="utf8")).get("recipe")
+            scores = json.loads(scores_path.read_text(encoding="utf8"))
             # Runs scored before fingerprints were recorded carry none and are taken as they are.
-            if stored is not None and stored != recipe:
+            if scores.get("recipe", recipe) != recipe:
                 raise ValueError(f"{run_dir} was trained with another recipe than {config_path} with {run_overrides} "
                                  "(the config or an override changed): delete the run or pick another output directory")
         else:
@@ -209,9 +209,11 @@ def run_seeds(
             scores = dict(score(run_dir / "model-best", test_path))
             scores.update(train_seconds=round(trained - start, 1), test_seconds=round(time.perf_counter() - trained, 1),
                           recipe=recipe)
-            scores_path.write_text(json.dumps(_plain(scores), indent=2), encoding="utf8")
+            text = json.dumps(_plain(scores), indent=2)
+            scores_path.write_text(text, encoding="utf8")
+            scores = json.loads(text)  # as a reused run reads it back (tuples as lists, keys as strings)
         # Dev scores the scorer reports (HoC's, with tuned thresholds) win over those spacy train recorded.
-        runs.append({"seed": seed, **_dev_scores(run_dir), **json.loads(scores_path.read_text(encoding="utf8"))})
+        runs.append({"seed": seed, **_dev_scores(run_dir), **scores})
     dev_metrics = [f"dev_{m}" for m in metrics if all(f"dev_{m}" in run for run in runs)]
     result = {
         "config": str(config_path),
