@@ -29,7 +29,7 @@ from transformers import AutoConfig, AutoModel, ElectraConfig
 
 from .electra import ElectraRTD, ModelSize, generator_config
 
-__all__ = ["InitSource", "resolve_init", "package_model_dir", "export_encoder", "electra_config_from_encoder", "electra_from_encoder"]
+__all__ = ["InitSource", "resolve_init", "package_model_dir", "package_record", "export_encoder", "electra_config_from_encoder", "electra_from_encoder"]
 
 # model_type values of HF configs whose encoder tensors map onto ELECTRA's one to one.
 BERT_FAMILY = ("bert", "electra")
@@ -137,6 +137,20 @@ ENCODER_FILES = ("config.json", "model.safetensors", "pytorch_model.bin", "vocab
                  "tokenizer_config.json", "special_tokens_map.json")
 
 
+def package_record(init: str) -> dict:
+    """Package, version, licence and summary of the installed distribution ``init`` names; ``{}``
+    when ``init`` is a path or no distribution of that name is installed."""
+    if Path(init).exists():
+        return {}
+    try:
+        distribution = importlib.metadata.distribution(init)
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return {}
+    metadata = distribution.metadata
+    return {"package": metadata["Name"], "version": distribution.version,
+            "license": metadata.get("License") or metadata.get("License-Expression"), "summary": metadata.get("Summary")}
+
+
 def export_encoder(init: str, output_dir: Path) -> dict:
     """Copy the encoder ``init`` names (an HF directory or an installed package, as ``[paths] init``)
     to ``output_dir`` as a plain HF directory that ``[paths] encoder`` can name, with
@@ -151,16 +165,6 @@ def export_encoder(init: str, output_dir: Path) -> dict:
         if (source.path / name).is_file():
             shutil.copy2(source.path / name, output_dir / name)
             copied.append(name)
-    record = {"init": str(init), "path": str(source.path), "files": copied}
-    distribution = None
-    if not Path(init).exists():  # an installed package: its distribution says what it is
-        try:
-            distribution = importlib.metadata.distribution(init)
-        except importlib.metadata.PackageNotFoundError:
-            pass
-    if distribution is not None:
-        metadata = distribution.metadata
-        record.update(package=metadata["Name"], version=distribution.version,
-                      license=metadata.get("License") or metadata.get("License-Expression"), summary=metadata.get("Summary"))
+    record = {"init": str(init), "path": str(source.path), "files": copied, **package_record(init)}
     (output_dir / "encoder_source.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf8")
     return record

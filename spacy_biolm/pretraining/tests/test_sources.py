@@ -84,3 +84,26 @@ def test_the_packed_corpus_is_reused_until_a_source_changes(tmp_path, micro_conf
     summary = pretrain(settings, out, show_progress=False)
     assert shard.stat().st_mtime_ns != first_build
     assert summary["sources"] == describe_sources([text])
+
+
+def _catalogue(directory, rows):
+    with lzma.open(directory / "documents.tsv.xz", "wt", encoding="utf8") as f:
+        f.write("".join("\t".join(row) + "\n" for row in rows))
+
+
+def test_sources_carry_each_files_documents_per_licence_from_the_catalogue_beside_them(tmp_path, bio_text):
+    text = _xz(tmp_path / "articles.txt.xz", bio_text)
+    _catalogue(tmp_path, [("file", "position", "source", "id", "licence"),
+                          ("articles.txt.xz", "0", "a", "d1", "cc-by"), ("articles.txt.xz", "1", "a", "d2", "cc0"),
+                          ("articles.txt.xz", "2", "a", "d3", "cc-by"), ("other.txt.xz", "0", "b", "d4", "cc-by-nc")])
+    [described] = describe_sources([text])
+    assert described["licences"] == {"cc-by": 2, "cc0": 1}
+    assert list(described["licences"]) == ["cc-by", "cc0"]  # most documents first
+    assert "licences" not in describe_sources([bio_text])[0]  # no catalogue beside it
+
+
+def test_a_catalogue_row_without_a_licence_is_refused_with_its_line(tmp_path, bio_text):
+    text = _xz(tmp_path / "articles.txt.xz", bio_text)
+    _catalogue(tmp_path, [("file", "licence"), ("articles.txt.xz", "cc-by"), ("articles.txt.xz", "")])
+    with pytest.raises(PretrainingDataError, match=r"documents\.tsv\.xz, line 3"):
+        describe_sources([text])
