@@ -150,9 +150,11 @@ def release_meta_cli(
     paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json (the papers' values in --results)"),
     run: List[str] = typer.Option([], "--run", help="KEY=VALUE recorded in --results about the run (profile, encoder, gpu_id, seeds), repeatable"),
     train_times: Optional[Path] = typer.Option(None, "--train-times", help="JSON of the components' training wall times (`docs timed COMPONENT --results ...`)"),
+    encoder: Optional[Path] = typer.Option(None, "--encoder", help="The HF encoder directory the components fine-tuned (export-encoder's): named in the description, its checkpoint and pretraining text listed with their licences under sources"),
 ):
     """The release's meta.json: the base meta plus every component's test scores (performance and a
-    table); with --results, results/release.json beside the baselines and the papers."""
+    table) and where its encoder came from; with --results, results/release.json beside the
+    baselines and the papers."""
     from ..encoders.devices import describe_device
     from ..evaluation.release import write_release_meta
     from ..evaluation.tables import parse_named_paths
@@ -167,7 +169,8 @@ def release_meta_cli(
         run_info = {key: str(value) for key, value in parse_named_paths(run).items()}
         if "device" not in run_info:  # this machine, where the run's steps ran
             run_info["device"] = describe_device(int(run_info.get("gpu_id", -1)))
-        print(write_release_meta(base_meta, output, parse_named_paths(metrics), table, results, baselines, paper, run_info, train_times))
+        print(write_release_meta(base_meta, output, parse_named_paths(metrics), table, results, baselines, paper, run_info,
+                                 train_times, encoder))
 
 
 @app.command("hoc-thresholds")

@@ -178,11 +178,22 @@ def release_table(rows: Sequence[Dict[str, object]]) -> str:
 
 
 def release_meta(
-    base_meta: Dict[str, object], rows: Sequence[Dict[str, object]], results: Optional[Dict[str, object]] = None
+    base_meta: Dict[str, object], rows: Sequence[Dict[str, object]], results: Optional[Dict[str, object]] = None,
+    encoder: Optional[Dict[str, object]] = None,
 ) -> Dict[str, object]:
     """``base_meta`` with ``performance`` ({component_metric: score}) and, in ``notes``, the score
     table and (with ``results`` of :func:`release_results`) each headline beside its baseline and
-    the paper."""
+    the paper. ``encoder`` (:func:`~spacy_biolm.pretraining.provenance.encoder_provenance`) names
+    the encoder where the description says ``{encoder}`` and puts its checkpoint and pretraining
+    text, with their licences, first among the sources."""
+    from ..pretraining.provenance import describe_encoder, provenance_sources
+
+    description = str(base_meta.get("description", ""))
+    if "{encoder}" in description:
+        if encoder is None:
+            raise ValueError("the base meta's description names {encoder}: give the encoder directory (--encoder)")
+        description = description.replace("{encoder}", describe_encoder(encoder))
+    sources = (provenance_sources(encoder) if encoder else []) + list(base_meta.get("sources", []))
     performance = {f"{row['component']}_{key}": value for row in rows for key, value in row["scores"].items()
                    if value is not None}
     notes = (
@@ -193,7 +204,7 @@ def release_meta(
     )
     if results is not None:
         notes += "\n### Beside the baselines of the same run and the papers\n\n" + results_table(results)
-    return {**base_meta, "performance": performance, "notes": notes}
+    return {**base_meta, "description": description, "sources": sources, "performance": performance, "notes": notes}
 
 
 def write_release_meta(
@@ -206,14 +217,18 @@ def write_release_meta(
     paper_results: Optional[Path] = None,
     run: Optional[Dict[str, object]] = None,
     train_times: Optional[Path] = None,
+    encoder_dir: Optional[Path] = None,
 ) -> str:
     """Write the release's meta.json (``base_meta`` plus every component's test scores from
-    ``metric_paths``, {component: evaluation JSON}) to ``output`` for ``spacy package --meta-path``;
-    also the score table to ``table`` and :func:`release_results` to ``results_path`` when given.
-    Returns the table."""
+    ``metric_paths``, {component: evaluation JSON}, and the provenance of the encoder in
+    ``encoder_dir``) to ``output`` for ``spacy package --meta-path``; also the score table to
+    ``table`` and :func:`release_results` to ``results_path`` when given. Returns the table."""
+    from ..pretraining.provenance import encoder_provenance
+
     rows = release_rows(metric_paths)
     results = release_results(metric_paths, baseline_paths, paper_results, run, train_times) if results_path else None
-    meta = release_meta(json.loads(Path(base_meta).read_text(encoding="utf8")), rows, results)
+    encoder = encoder_provenance(encoder_dir) if encoder_dir else None
+    meta = release_meta(json.loads(Path(base_meta).read_text(encoding="utf8")), rows, results, encoder)
     for path, text in [(output, json.dumps(meta, indent=2)), (table, release_table(rows)),
                        (results_path, json.dumps(results, indent=2) + "\n" if results else None)]:
         if path and text is not None:

