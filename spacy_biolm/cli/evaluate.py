@@ -53,6 +53,7 @@ def encoders_cli(
     n_seeds: int = typer.Option(3, "--seeds", help="Seeds per encoder and task"),
     budget: List[str] = typer.Option([], "--budget", help="TASK:SECTION.KEY=VALUE override of the task's config (e.g. ncbi:training.max_steps=300), repeatable"),
     project_dir: Path = typer.Option(Path("."), "--project", help="Project directory (configs/, corpus/)"),
+    reference: Optional[str] = typer.Option(None, "--reference", help="NAME of the encoder to keep unless another leads it in mean dev score by more than the seed std (the published checkpoint)"),
     gpu_id: int = gpu_option(),
 ):
     """Fine-tune every encoder with the same recipe on the deciding tasks over several seeds; write
@@ -73,9 +74,10 @@ def encoders_cli(
                 raise ValueError(f"--budget expects TASK:SECTION.KEY=VALUE, got {item!r}")
             # The value reads as on spaCy's command line: JSON where it parses (0.0001, 200, true), else a string.
             overrides.setdefault(task, {})[key] = _parse_override(value)
-        named = {name: package_model_dir(str(path)) or path for name, path in parse_named_paths(encoders).items()}
+        inits = {name: str(path) for name, path in parse_named_paths(encoders).items()}
+        named = {name: package_model_dir(init) or Path(init) for name, init in inits.items()}
         result = run_encoder_ablation(named, output_dir, [t for t in tasks.split(",") if t], list(range(n_seeds)),
-                                      overrides, project_dir=project_dir, use_gpu=gpu_id)
+                                      overrides, project_dir=project_dir, use_gpu=gpu_id, inits=inits, reference=reference)
     table = ablation_table(result)
     results.parent.mkdir(parents=True, exist_ok=True)
     results.write_text(json.dumps(result, indent=2), encoding="utf8")

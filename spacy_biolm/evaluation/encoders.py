@@ -4,7 +4,10 @@ tasks that decide it, and one table.
 Each encoder (a name and an HF directory: a pretraining run's ``model/``, a published checkpoint)
 is fine-tuned with the project's own task configs and budgets, once per seed, and scored on the
 test set; ``model-best`` is chosen on dev as usual, and its dev score is kept too. The encoder to
-ship is the one with the best mean **dev** score over the tasks (the test sets only report).
+ship is the one with the best mean **dev** score over the tasks (the test sets only report) unless
+a ``reference`` is named (the published checkpoint that needs no pretraining): then a candidate
+replaces it only when its lead in mean dev score is larger than the seed standard deviation of that
+score (each seed's mean over the tasks), the rule for replacing a released encoder.
 When an encoder directory sits in a pretraining run (``<run>/model``), the run's
 ``pretrain_summary.json`` gives its held-out losses and pretraining time.
 
@@ -15,6 +18,7 @@ ablation can be spread over several sessions or machines sharing the output fold
 from __future__ import annotations
 
 import json
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence
@@ -93,13 +97,16 @@ def run_encoder_ablation(
     overrides: Optional[Dict[str, Dict[str, object]]] = None,
     project_dir: Path = Path("."),
     use_gpu: int = -1,
+    inits: Optional[Dict[str, str]] = None,
+    reference: Optional[str] = None,
 ) -> Dict[str, object]:
     """Fine-tune every encoder of ``encoders`` ({name: HF directory}) on every task of ``tasks``
     (keys of :data:`ABLATION_TASKS`, paths relative to ``project_dir``) once per seed, with
     ``overrides[task]`` (budgets) on top of the task's config, into
     ``output_dir/<encoder>/<task>/seed_<n>``. Writes and returns ``output_dir/encoders.json``: per
-    encoder its pretraining record and per task the test and dev mean (std), and the encoder with
-    the best mean dev score (``chosen``)."""
+    encoder its pretraining record, ``init`` (as ``inits`` names it: a package or a path) and per
+    task the test and dev mean (std); the encoder with the best mean dev score (``best_on_dev``)
+    and the one to ship (``chosen``, :func:`choose_encoder` with ``reference``)."""
     output_dir, project_dir = Path(output_dir), Path(project_dir)
     unknown = [t for t in tasks if t not in ABLATION_TASKS]
     if unknown:
@@ -107,6 +114,8 @@ def run_encoder_ablation(
     missing = [str(p) for p in encoders.values() if not (Path(p) / "config.json").is_file()]
     missing += [str(project_dir / getattr(ABLATION_TASKS[t], split)) for t in tasks for split in ("train", "dev", "test")
                 if not (project_dir / getattr(ABLATION_TASKS[t], split)).is_file()]
+    if reference is not None and reference not in encoders:
+        missing.append(f"the reference encoder {reference!r} (not among {sorted(encoders)})")
     if missing:
         raise FileNotFoundError(f"missing: {', '.join(missing)} (encoders need config.json; convert the corpora first)")
     for task_name in tasks:
@@ -117,7 +126,8 @@ def run_encoder_ablation(
         results["tasks"][task_name] = {"title": task.title, "metric": task.metric, "config": task.config,
                                        "overrides": {k: str(v) for k, v in (overrides or {}).get(task_name, {}).items()}}
     for name, encoder in encoders.items():
-        record: Dict[str, object] = {"path": str(encoder), "pretraining": pretraining_record(Path(encoder)), "tasks": {}}
+        record: Dict[str, object] = {"path": str(encoder), "init": (inits or {}).get(name, str(encoder)),
+                                     "pretraining": pretraining_record(Path(encoder)), "tasks": {}}
         for task_name in tasks:
             task = ABLATION_TASKS[task_name]
             task_overrides = {"paths.encoder": str(encoder), "paths.train": str(project_dir / task.train),
@@ -130,7 +140,9 @@ def run_encoder_ablation(
                 "fine_tuning_seconds": sum(r.get("train_seconds", 0.0) for r in run["runs"]),
             }
         results["encoders"][name] = record
-    results["chosen"] = choose_encoder(results)
+    results["best_on_dev"] = choose_encoder(results)
+    results["reference"] = reference
+    results["chosen"] = choose_encoder(results, reference)
     output_dir.mkdir(parents=True, exist_ok=True)
     (output_dir / RESULTS_FILE).write_text(json.dumps(results, indent=2), encoding="utf8")
     return results
@@ -150,20 +162,39 @@ def check_last_update_evaluated(config_path: Path, overrides: Dict[str, object],
                          f"its last update would not be evaluated; give {task}:training.eval_frequency=N with N dividing {steps}")
 
 
-def choose_encoder(results: Dict[str, object]) -> Optional[str]:
-    """The encoder with the best dev score averaged over the tasks (None without dev scores)."""
-    means = {}
-    for name, record in results["encoders"].items():
-        devs = [task["dev"]["mean"] for task in record["tasks"].values() if task.get("dev")]
-        if devs and len(devs) == len(record["tasks"]):
-            means[name] = sum(devs) / len(devs)
-    return max(means, key=means.get) if means else None
+def seed_mean_devs(record: Dict[str, object]) -> Optional[List[float]]:
+    """Each seed's dev score averaged over the tasks of one encoder's ``record`` (None unless every
+    task has a dev score for every seed)."""
+    per_task = [task["dev"]["values"] for task in record["tasks"].values() if task.get("dev")]
+    if not per_task or len(per_task) != len(record["tasks"]) or len({len(v) for v in per_task}) != 1:
+        return None
+    return [sum(scores) / len(scores) for scores in zip(*per_task)]
+
+
+def choose_encoder(results: Dict[str, object], reference: Optional[str] = None) -> Optional[str]:
+    """The encoder with the best dev score averaged over the tasks (None without dev scores). With a
+    ``reference`` encoder, the best replaces it only when its lead is larger than the standard
+    deviation over seeds of the mean dev score, of either encoder."""
+    per_seed = {name: seed_mean_devs(record) for name, record in results["encoders"].items()}
+    means = {name: statistics.mean(values) for name, values in per_seed.items() if values}
+    if not means:
+        return None
+    best = max(means, key=means.get)
+    if reference is None or reference not in means or best == reference:
+        return best
+    spread = max(_stdev(per_seed[best]), _stdev(per_seed[reference]))
+    return best if means[best] - means[reference] > spread else reference
+
+
+def _stdev(values: List[float]) -> float:
+    return statistics.stdev(values) if len(values) > 1 else 0.0
 
 
 def ablation_table(results: Dict[str, object]) -> str:
-    """Markdown: one row per encoder; held-out losses, test mean (std) per task, mean dev, times."""
+    """Markdown: one row per encoder; held-out losses, test mean (std) per task, mean dev (std over
+    seeds of each seed's mean), times."""
     tasks = results["tasks"]
-    header = ["encoder", "held-out RTD / MLM loss", *(f"{t['title']} (test)" for t in tasks.values()), "mean dev",
+    header = ["encoder", "held-out RTD / MLM loss", *(f"{t['title']} (test)" for t in tasks.values()), "mean dev (seed std)",
               "pretraining s", "fine-tuning s"]
     rows = []
     for name, record in results["encoders"].items():
@@ -174,8 +205,9 @@ def ablation_table(results: Dict[str, object]) -> str:
         # One seed has no spread to show: its score alone.
         cells = [f"{100 * test['mean']:.2f}" if test.get("n") == 1 else format_mean_std(test["mean"], test["std"])
                  for test in (record["tasks"][t]["test"] for t in tasks)]
-        devs = [record["tasks"][t]["dev"]["mean"] for t in tasks if record["tasks"][t].get("dev")]
-        mean_dev = f"{100 * sum(devs) / len(devs):.2f}" if len(devs) == len(tasks) else "n/a"
+        # Each seed's mean over the tasks: its spread is what choose_encoder weighs a lead against.
+        per_seed = seed_mean_devs(record)
+        mean_dev = format_mean_std(statistics.mean(per_seed), _stdev(per_seed)) if per_seed else "n/a"
         seconds = record["pretraining"].get("seconds")
         shown = f"**{name}** (chosen)" if name == results.get("chosen") else name
         rows.append([shown, losses, *cells, mean_dev, "n/a" if seconds is None else f"{seconds:,.0f}",
@@ -196,7 +228,14 @@ def readme_encoders(results_path: Path) -> str:
     budgets = "; ".join(f"{t['title']}: " + (", ".join(f"{k} {v}" for k, v in t["overrides"].items()) or "its config's")
                         for t in results["tasks"].values())
     seeds = results["seeds"]
-    chosen = results.get("chosen")
+    chosen, best = results.get("chosen"), results.get("best_on_dev", results.get("chosen"))
+    reference = results.get("reference")
+    if reference and best != chosen:
+        verdict = (f"Best mean dev score: **{best}**, by less than the seed std of that score over "
+                   f"**{reference}**, the reference, which ships: **{chosen}**.")
+    elif reference and best != reference:
+        verdict = f"Best mean dev score: **{best}**, by more than the seed std over the reference {reference}; it ships."
+    else:
+        verdict = f"Best mean dev score: **{best or 'n/a'}**; it ships."
     return (f"Seeds {', '.join(map(str, seeds))} ({len(seeds)} per encoder and task), test mean (std) in percent; "
-            f"budgets: {budgets}.\n\n{ablation_table(results)}\n"
-            f"Best mean dev score: **{chosen or 'n/a'}**.\n")
+            f"budgets: {budgets}.\n\n{ablation_table(results)}\n{verdict}\n")

@@ -165,6 +165,6 @@ def export_encoder(init: str, output_dir: Path) -> dict:
         if (source.path / name).is_file():
             shutil.copy2(source.path / name, output_dir / name)
             copied.append(name)
-    record = {"init": str(init), "path": str(source.path), "files": copied, **package_record(init)}
+    record = {"init": str(init), "path": str(source.path.resolve()), "files": copied, **package_record(init)}
     (output_dir / "encoder_source.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf8")
     return record

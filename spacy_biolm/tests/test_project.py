@@ -210,3 +210,16 @@ def test_includes_copy_results_tables_into_their_blocks_and_name_a_missing_file(
     (tmp_path / "results" / "t.md").unlink()
     missing = CliRunner().invoke(app, ["docs", "includes", "--readme", str(readme)])
     assert missing.exit_code == 1 and "results/t.md, which is missing" in missing.output
+
+
+def test_all_ships_the_encoder_the_ablation_chose():
+    import json
+
+    ablation = json.loads((REPO / "results" / "encoders.json").read_text(encoding="utf8"))
+    chosen = ablation["encoders"][ablation["chosen"]]["init"]
+    assert PROJECT["vars"]["encoder_init"] == chosen, (
+        f"results/encoders.json chose {ablation['chosen']} ({chosen}); `all` exports {PROJECT['vars']['encoder_init']}")
+    # An encoder pretrained here is made in the same run.
+    if chosen.startswith("pretrained/"):
+        assert any(any(out.startswith(chosen) for out in COMMANDS[name].get("outputs", []))
+                   for name in PROJECT["workflows"]["all"]), f"no step of `all` writes {chosen}"
