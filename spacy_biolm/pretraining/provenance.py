@@ -57,7 +57,7 @@ def describe_encoder(provenance: Dict[str, object]) -> str:
     here with its steps and text files."""
     checkpoint = provenance.get("checkpoint") or {}
     pretraining = provenance.get("pretraining")
-    start = _checkpoint_name(checkpoint)
+    start = f"the encoder of package {_checkpoint_name(checkpoint)}" if checkpoint.get("package") else _checkpoint_name(checkpoint)
     if not pretraining:
         return start or "an encoder"
     objective = {"electra": "ELECTRA replaced-token detection", "albert": "ALBERT masked-LM and sentence order"}.get(

