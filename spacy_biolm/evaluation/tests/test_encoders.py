@@ -148,3 +148,12 @@ def test_two_encoders_run_through_the_ner_recipe_and_resume(tmp_path, tiny_encod
     assert json.loads((tmp_path / "r.json").read_text())["encoders"]["a"]["tasks"] == results["encoders"]["a"]["tasks"]
     changed = CliRunner().invoke(app, [*args, "--budget", "ncbi:training.optimizer.learn_rate.initial_rate=0.0001"])
     assert changed.exit_code == 1 and "seed_0 was trained with another recipe" in " ".join(changed.output.split())
+
+
+def test_a_reference_that_is_not_among_the_encoders_is_refused_before_any_training(tmp_path):
+    encoder = tmp_path / "a"
+    encoder.mkdir()
+    (encoder / "config.json").write_text("{}")
+    with pytest.raises(FileNotFoundError, match="the reference encoder 'minilm' \\(not among \\['a'\\]\\)"):
+        run_encoder_ablation({"a": encoder}, tmp_path / "runs", tasks=["ncbi"], reference="minilm", project_dir=tmp_path)
+    assert not (tmp_path / "runs").exists()
