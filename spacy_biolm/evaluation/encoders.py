@@ -18,12 +18,11 @@ ablation can be spread over several sessions or machines sharing the output fold
 from __future__ import annotations
 
 import json
-import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence
 
-from .seeds import format_mean_std, run_seeds
+from .seeds import format_mean_std, run_seeds, summarise
 from .tables import markdown_table
 
 __all__ = ["AblationTask", "ABLATION_TASKS", "run_encoder_ablation", "ablation_table", "pretraining_record",
@@ -162,32 +161,28 @@ def check_last_update_evaluated(config_path: Path, overrides: Dict[str, object],
                          f"its last update would not be evaluated; give {task}:training.eval_frequency=N with N dividing {steps}")
 
 
-def seed_mean_devs(record: Dict[str, object]) -> Optional[List[float]]:
-    """Each seed's dev score averaged over the tasks of one encoder's ``record`` (None unless every
-    task has a dev score for every seed)."""
+def mean_dev(record: Dict[str, object]) -> Optional[Dict[str, object]]:
+    """:func:`~spacy_biolm.evaluation.seeds.summarise` of each seed's dev score averaged over the
+    tasks of one encoder's ``record`` (None unless every task has a dev score for every seed)."""
     per_task = [task["dev"]["values"] for task in record["tasks"].values() if task.get("dev")]
     if not per_task or len(per_task) != len(record["tasks"]) or len({len(v) for v in per_task}) != 1:
         return None
-    return [sum(scores) / len(scores) for scores in zip(*per_task)]
+    return summarise([{"dev": sum(scores) / len(scores)} for scores in zip(*per_task)], ["dev"])["dev"]
 
 
 def choose_encoder(results: Dict[str, object], reference: Optional[str] = None) -> Optional[str]:
     """The encoder with the best dev score averaged over the tasks (None without dev scores). With a
     ``reference`` encoder, the best replaces it only when its lead is larger than the standard
     deviation over seeds of the mean dev score, of either encoder."""
-    per_seed = {name: seed_mean_devs(record) for name, record in results["encoders"].items()}
-    means = {name: statistics.mean(values) for name, values in per_seed.items() if values}
-    if not means:
+    devs = {name: mean_dev(record) for name, record in results["encoders"].items()}
+    devs = {name: dev for name, dev in devs.items() if dev}
+    if not devs:
         return None
-    best = max(means, key=means.get)
-    if reference is None or reference not in means or best == reference:
+    best = max(devs, key=lambda name: devs[name]["mean"])
+    if reference is None or reference not in devs or best == reference:
         return best
-    spread = max(_stdev(per_seed[best]), _stdev(per_seed[reference]))
-    return best if means[best] - means[reference] > spread else reference
-
-
-def _stdev(values: List[float]) -> float:
-    return statistics.stdev(values) if len(values) > 1 else 0.0
+    spread = max(devs[best]["std"], devs[reference]["std"])
+    return best if devs[best]["mean"] - devs[reference]["mean"] > spread else reference
 
 
 def ablation_table(results: Dict[str, object]) -> str:
@@ -206,11 +201,11 @@ def ablation_table(results: Dict[str, object]) -> str:
         cells = [f"{100 * test['mean']:.2f}" if test.get("n") == 1 else format_mean_std(test["mean"], test["std"])
                  for test in (record["tasks"][t]["test"] for t in tasks)]
         # Each seed's mean over the tasks: its spread is what choose_encoder weighs a lead against.
-        per_seed = seed_mean_devs(record)
-        mean_dev = format_mean_std(statistics.mean(per_seed), _stdev(per_seed)) if per_seed else "n/a"
+        dev = mean_dev(record)
+        dev_cell = format_mean_std(dev["mean"], dev["std"]) if dev else "n/a"
         seconds = record["pretraining"].get("seconds")
         shown = f"**{name}** (chosen)" if name == results.get("chosen") else name
-        rows.append([shown, losses, *cells, mean_dev, "n/a" if seconds is None else f"{seconds:,.0f}",
+        rows.append([shown, losses, *cells, dev_cell, "n/a" if seconds is None else f"{seconds:,.0f}",
                      f"{sum(record['tasks'][t]['fine_tuning_seconds'] for t in tasks):,.0f}"])
     return markdown_table(header, rows)
 

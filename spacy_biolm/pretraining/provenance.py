@@ -11,13 +11,11 @@ import json
 from pathlib import Path
 from typing import Dict, Optional, Union
 
+from .loop import SUMMARY_FILE
 from .sources import source_licences
 from .warm_start import package_record
 
 __all__ = ["encoder_provenance", "describe_encoder", "provenance_sources"]
-
-# Written by the pretraining loop beside model/ (loop.SUMMARY_FILE; not imported: that pulls in torch).
-SUMMARY_FILE = "pretrain_summary.json"
 
 
 def encoder_provenance(encoder_dir: Union[str, Path]) -> Dict[str, object]:
@@ -31,9 +29,9 @@ def encoder_provenance(encoder_dir: Union[str, Path]) -> Dict[str, object]:
     exported = _read_json(encoder_dir / "encoder_source.json") or {}
     origin = Path(exported.get("path", encoder_dir))
     summary = _read_json(origin.parent / SUMMARY_FILE)
-    if summary is None:  # a published checkpoint, as is
-        init = exported.get("init", str(encoder_dir))
-        return {"checkpoint": {"init": init, **package_record(init)}, "pretraining": None}
+    if summary is None:  # a published checkpoint, as is: export_encoder recorded its package
+        checkpoint = {key: exported[key] for key in ("package", "version", "license") if key in exported}
+        return {"checkpoint": {"init": exported.get("init", str(encoder_dir)), **checkpoint}, "pretraining": None}
     continued = summary.get("continued_from")
     settings = _read_json(origin / "pretraining_settings.json") or {}
     training, corpus = settings.get("training", {}), settings.get("corpus", {})
