@@ -8,6 +8,7 @@ component's training the same way, into ``metrics/train_times.json`` (no README 
 release's results quote.
 """
 
+import fcntl
 import json
 import os
 import resource
@@ -30,8 +31,18 @@ PathLike = Union[str, Path]
 def record_runtime(
     results: PathLike, name: str, command: Sequence[str], seconds: float, returncode: int, peak_rss_mib: Optional[float] = None
 ) -> Dict:
-    """Add (or replace) ``name``'s measurement in the ``results`` JSON; returns all measurements."""
+    """Add (or replace) ``name``'s measurement in the ``results`` JSON; returns all measurements.
+    Steps that run at once (training jobs sharing a GPU) each add theirs: the read and the write
+    happen under an exclusive lock on ``results``'s ``.lock`` file beside it."""
     results = Path(results)
+    results.parent.mkdir(parents=True, exist_ok=True)
+    with open(results.with_name(results.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _add_runtime(results, name, command, seconds, returncode, peak_rss_mib)
+
+
+def _add_runtime(results: Path, name: str, command: Sequence[str], seconds: float, returncode: int,
+                 peak_rss_mib: Optional[float]) -> Dict:
     runtimes = json.loads(results.read_text(encoding="utf8")) if results.is_file() else {}
     runtimes[name] = {
         "seconds": round(seconds, 1),
@@ -41,7 +52,6 @@ def record_runtime(
         "finished": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "command": " ".join(command),
     }
-    results.parent.mkdir(parents=True, exist_ok=True)
     results.write_text(json.dumps(runtimes, indent=2, sort_keys=True) + "\n", encoding="utf8")
     return runtimes
 

@@ -1,6 +1,7 @@
 """``spacy-biolm docs``: documentation generated from the project, so that it cannot drift."""
 
 from pathlib import Path
+from typing import Optional
 
 import typer
 from wasabi import msg
@@ -38,30 +39,43 @@ def steps_table_cli(
 def scores_table_cli(
     results: Path = typer.Argument(Path("results/release.json"), help="The release's results (written by the assemble step)"),
     readme: Path = typer.Option(Path("README.md"), "--readme", help="Markdown file with the scores-table markers"),
+    output: Optional[Path] = typer.Option(None, "--output", help="Write the table to this file instead (e.g. another profile's run, for README to include)"),
 ):
     """Write the release's scores beside their baselines and the papers (from results/release.json)
-    between the scores-table markers of README.md."""
+    between the scores-table markers of README.md, or into --output."""
     from ..evaluation.release import SCORES_END, SCORES_START, readme_scores
-    from ..project_steps import rewrite_generated
 
-    with user_errors():
-        changed = rewrite_generated(readme, readme_scores(results), SCORES_START, SCORES_END)
-    msg.good(f"{'Updated' if changed else 'Already up to date:'} the scores table in {readme}")
+    _write_block(readme_scores, results, readme, output, SCORES_START, SCORES_END, "the scores table")
 
 
 @app.command("encoders-table")
 def encoders_table_cli(
     results: Path = typer.Argument(Path("results/encoders.json"), help="The encoder ablation's results (`spacy-biolm evaluate encoders`)"),
     readme: Path = typer.Option(Path("README.md"), "--readme", help="Markdown file with the encoders-table markers"),
+    output: Optional[Path] = typer.Option(None, "--output", help="Write the block to this file instead (e.g. another ablation, for README to include)"),
 ):
     """Write the encoder ablation's table (from results/encoders.json) between the encoders-table
-    markers of README.md."""
+    markers of README.md, or into --output."""
     from ..evaluation.encoders import ENCODERS_END, ENCODERS_START, readme_encoders
+
+    _write_block(readme_encoders, results, readme, output, ENCODERS_START, ENCODERS_END, "the encoders table")
+
+
+def _write_block(block, results: Path, readme: Path, output: Optional[Path], start: str, end: str, what: str) -> None:
+    """``block(results)`` between README's ``start``/``end`` markers, or as the whole of ``output``."""
     from ..project_steps import rewrite_generated
 
     with user_errors():
-        changed = rewrite_generated(readme, readme_encoders(results), ENCODERS_START, ENCODERS_END)
-    msg.good(f"{'Updated' if changed else 'Already up to date:'} the encoders table in {readme}")
+        if output is None:
+            changed = rewrite_generated(readme, block(results), start, end)
+        elif not results.is_file():
+            raise FileNotFoundError(f"{results} not found: the run that makes it writes it")
+        else:
+            output.write_text(block(results), encoding="utf8")
+    if output is not None:
+        msg.good(f"Wrote {what} of {results} to {output}")
+    else:
+        msg.good(f"{'Updated' if changed else 'Already up to date:'} {what} in {readme}")
 
 
 @app.command("includes")

@@ -43,6 +43,23 @@ def export_encoder_cli(
     msg.good(f"{record.get('package', record['path'])} {record.get('version', '')} -> {output_dir} ({', '.join(record['files'])})")
 
 
+@app.command("model-card")
+def model_card_cli(
+    released_dir: Path = typer.Argument(..., help="released/<name>/: a run's release/ export with its pretrain_summary.json and heldout_log.jsonl"),
+    ablation: Path = typer.Argument(..., help="The encoder ablation's results (spacy-biolm evaluate encoders) that include this encoder"),
+    name: str = typer.Option(..., "--name", help="The encoder's name in the ablation"),
+    hardware: str = typer.Option(..., "--hardware", help="The machine the run trained on, e.g. 'one NVIDIA H100 80GB HBM3'"),
+    corpus_dir: Optional[Path] = typer.Option(None, "--corpus-dir", help="The pretraining text's folder: licences from its catalogue, for files whose SHA-1 matches"),
+    notes: str = typer.Option("", "--notes", help="A paragraph for the card's Notes section"),
+):
+    """Write MODEL_CARD.md of a released encoder from its pretraining summary and the ablation."""
+    from ..pretraining.model_card import write_model_card
+
+    with user_errors():
+        path = write_model_card(released_dir, ablation, name, hardware, corpus_dir, notes)
+    msg.good(f"Wrote {path}")
+
+
 @app.command("extend-vocab")
 def extend_vocab_cli(
     encoder: str = typer.Argument(..., help="HF BERT-family directory, or an installed package holding one in model/"),

@@ -227,10 +227,10 @@ def readme_encoders(results_path: Path) -> str:
     reference = results.get("reference")
     if reference and best != chosen:
         verdict = (f"Best mean dev score: **{best}**, by less than the seed std of that score over "
-                   f"**{reference}**, the reference, which ships: **{chosen}**.")
+                   f"**{reference}**, the reference, which stays the choice: **{chosen}**.")
     elif reference and best != reference:
-        verdict = f"Best mean dev score: **{best}**, by more than the seed std over the reference {reference}; it ships."
+        verdict = f"Best mean dev score: **{best}**, by more than the seed std over the reference {reference}; it is the choice."
     else:
-        verdict = f"Best mean dev score: **{best or 'n/a'}**; it ships."
+        verdict = f"Best mean dev score: **{best or 'n/a'}**; it is the choice."
     return (f"Seeds {', '.join(map(str, seeds))} ({len(seeds)} per encoder and task), test mean (std) in percent; "
             f"budgets: {budgets}.\n\n{ablation_table(results)}\n{verdict}\n")

@@ -100,7 +100,8 @@ def _pct(value: Optional[float]) -> str:
 
 def _speed(scores: dict) -> str:
     qps = scores.get("questions_per_second")
-    return f"{qps:,.1f} ({scores.get('torch_threads')} threads)" if qps else ""
+    where = "GPU" if scores.get("device") == "gpu" else f"{scores.get('torch_threads')} threads"
+    return f"{qps:,.1f} ({where})" if qps else ""
 
 
 # task -> (title, [(column, our metric key)], paper section, paper metric scale)
@@ -180,7 +181,7 @@ def qa_results_table(metrics: Dict[str, Path], paper_results: Optional[Path] = N
         scores = json.loads(Path(path).read_text(encoding="utf8"))
         mrr_only = task == "answer_reranker"
         ours = [f"{scores.get(key):.3f}" if mrr_only and scores.get(key) is not None else _pct(scores.get(key)) for _, key in columns]
-        header = ["model", *(c for c, _ in columns), "questions/s (CPU)"]
+        header = ["model", *(c for c, _ in columns), "questions/s"]
         out += [f"### {title}", "", "| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
         out.append("| " + " | ".join([f"{name} (ours)", *ours, _speed(scores)]) + " |")
         out += ["| " + " | ".join(row) + " |" for row in _baseline_rows(task, scores)]

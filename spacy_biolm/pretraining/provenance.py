@@ -1,8 +1,8 @@
 """What an encoder directory was made from, for the meta of a pipeline that ships it.
 
 ``export_encoder`` leaves ``encoder_source.json`` in the directory the tasks fine-tune, naming the
-package or directory it copied. When that origin is the ``model/`` of a pretraining run made here,
-the run's summary beside it says what the run continued from and which text files it read; each
+package or directory it copied. When that origin is the ``model/`` of a pretraining run made here
+(or an encoder released with the project, which keeps its run's summary inside), the run's summary says what the run continued from and which text files it read; each
 file's licences come from the summary or, for corpora packed before licences were recorded, from
 the corpus catalogue (:func:`~spacy_biolm.pretraining.sources.source_licences`).
 """
@@ -28,7 +28,8 @@ def encoder_provenance(encoder_dir: Union[str, Path]) -> Dict[str, object]:
         raise FileNotFoundError(f"{encoder_dir}: not an HF encoder directory (no config.json)")
     exported = _read_json(encoder_dir / "encoder_source.json") or {}
     origin = Path(exported.get("path", encoder_dir))
-    summary = _read_json(origin.parent / SUMMARY_FILE)
+    # A run's model/ has the summary beside it; a released encoder (released/<name>/) keeps it inside.
+    summary = _read_json(origin / SUMMARY_FILE) or _read_json(origin.parent / SUMMARY_FILE)
     if summary is None:  # a published checkpoint, as is: export_encoder recorded its package
         checkpoint = {key: exported[key] for key in ("package", "version", "license") if key in exported}
         return {"checkpoint": {"init": exported.get("init", str(encoder_dir)), **checkpoint}, "pretraining": None}

@@ -3,7 +3,7 @@
 import json
 import sys
 
-from spacy_biolm.runtimes import RUNTIMES_END, RUNTIMES_START, run_timed, runtimes_text
+from spacy_biolm.runtimes import RUNTIMES_END, RUNTIMES_START, record_runtime, run_timed, runtimes_text
 
 
 def test_runs_record_their_time_and_status_and_rewrite_the_readme_line(tmp_path):
@@ -43,3 +43,14 @@ def test_a_leading_python_runs_this_interpreter(tmp_path):
     # project.yml's timed steps say `python -m ...` after `--`: the venv's, as weasel runs its scripts.
     check = f"import sys; sys.exit(0 if sys.executable == {sys.executable!r} else 5)"
     assert run_timed("which", ["python", "-c", check], tmp_path / "t.json", None) == 0
+
+
+def test_steps_that_finish_at_once_each_keep_their_record(tmp_path):
+    """Training steps sharing a GPU run at once; the lock keeps every record."""
+    import multiprocessing
+
+    results = tmp_path / "train_times.json"
+    names = [f"step_{i}" for i in range(8)]
+    with multiprocessing.get_context("spawn").Pool(8) as pool:
+        pool.starmap(record_runtime, [(results, name, ["python", "-c", "pass"], 1.0, 0) for name in names])
+    assert sorted(json.loads(results.read_text())) == names

@@ -71,7 +71,7 @@ def test_the_readme_block_says_when_the_reference_keeps_its_place(tmp_path):
     path.write_text(json.dumps(results))
     assert readme_encoders(path).endswith(
         "Best mean dev score: **scratch**, by less than the seed std of that score over **minilm**, the reference, "
-        "which ships: **minilm**.\n")
+        "which stays the choice: **minilm**.\n")
 
 
 def test_readme_block_is_generated_from_the_results_file(tmp_path):
@@ -89,7 +89,7 @@ def test_readme_block_is_generated_from_the_results_file(tmp_path):
     block = readme_encoders(path)
     assert block.startswith("Seeds 0, 1, 2 (3 per encoder and task), test mean (std) in percent; budgets: "
                             "NCBI-disease F1: training.max_steps 200; GAD fold 1 F1: its config's.")
-    assert ablation_table(results) in block and block.endswith("Best mean dev score: **minilm**; it ships.\n")
+    assert ablation_table(results) in block and block.endswith("Best mean dev score: **minilm**; it is the choice.\n")
     readme = tmp_path / "README.md"
     readme.write_text(f"# x\n{ENCODERS_START}\nold\n{ENCODERS_END}\nrest\n")
     result = CliRunner().invoke(app, ["docs", "encoders-table", str(path), "--readme", str(readme)])

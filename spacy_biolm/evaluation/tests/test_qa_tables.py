@@ -13,6 +13,7 @@ def test_reranker_table_shows_the_random_order_baseline_beside_ours_and_the_pape
     }}))
     lines = qa_results_table({"answer_reranker": metrics}, paper_results=paper, name="tiny").splitlines()
     rows = [line for line in lines if line.startswith("| ")]
+    assert rows[0] == "| model | MRR | questions/s |"
     assert rows[1:] == [
         "| tiny (ours) | 0.351 | 2.5 (2 threads) |",
         "| random order of the candidates (expected) (baseline) | 0.091 |  |",
@@ -36,3 +37,9 @@ def test_baselines_computed_on_the_same_docs_get_a_row_each(tmp_path):
         "majority class (always yes)": {"yes_no_f_yes": 0.8571, "yes_no_f_no": 0.0}}}))
     rows = [line for line in qa_results_table({"yes_no": yes_no}).splitlines() if "(baseline)" in line]
     assert rows == ["| majority class (always yes) (baseline) |  |  | 85.71 |  |  | 0.00 |  |"]
+
+
+def test_speed_on_a_gpu_says_so(tmp_path):
+    metrics = tmp_path / "yes_no.json"
+    metrics.write_text(json.dumps({"yes_no_f_yes": 0.9, "questions_per_second": 239.6, "torch_threads": 2, "device": "gpu"}))
+    assert "| spacy-biolm (ours) |  |  | 90.00 |  |  |  | 239.6 (GPU) |" in qa_results_table({"yes_no": metrics})

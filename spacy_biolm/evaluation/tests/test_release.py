@@ -159,3 +159,21 @@ def test_readme_scores_are_the_ones_results_release_json_holds():
     readme = (REPO / "README.md").read_text(encoding="utf8")
     generated = replace_generated(readme, readme_scores(REPO / "results" / "release.json"), SCORES_START, SCORES_END)
     assert generated == readme, "README's scores differ from results/release.json: run `spacy-biolm docs scores-table`"
+
+
+def test_scores_table_writes_another_profiles_table_to_a_file(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+    from spacy_biolm.evaluation.release import readme_scores
+    from spacy_biolm.testing import REPO
+
+    results, output = REPO / "results" / "full_gpu" / "release.json", tmp_path / "scores.md"
+    result = CliRunner().invoke(app, ["docs", "scores-table", str(results), "--output", str(output)])
+    assert result.exit_code == 0, result.output
+    table = output.read_text(encoding="utf8")
+    assert table == readme_scores(results) and table.startswith("Run: profile full, device ")
+    assert table == (REPO / "results" / "full_gpu" / "scores.md").read_text(encoding="utf8"), \
+        "results/full_gpu/scores.md differs from its release.json: run `spacy-biolm docs scores-table ... --output`"
+    missing = CliRunner().invoke(app, ["docs", "scores-table", str(tmp_path / "none.json"), "--output", str(output)])
+    assert missing.exit_code == 1 and "none.json not found" in " ".join(missing.output.split())

@@ -1,0 +1,147 @@
+"""The model card of an encoder released with the project (``released/<name>/``).
+
+A released encoder is the ``release/`` export of a pretraining run (float16 safetensors, HF config
+and tokenizer) that won the encoder ablation. The run's ``pretrain_summary.json`` and held-out log
+travel with it; the card is generated from them and from the ablation's results, so every number
+in it is one a run wrote: corpus files with their SHA-1 and licences, steps, batch and tokens,
+hardware, speed, the held-out losses at each evaluation, and the downstream scores beside the
+reference encoder's.
+"""
+
+import json
+from pathlib import Path
+from typing import Dict, List, Optional, Union
+
+from .loop import SUMMARY_FILE
+from .sources import source_licences
+
+__all__ = ["HELDOUT_LOG", "CURVE", "CARD", "ABLATION_RECORD", "released_sources", "model_card", "write_model_card"]
+
+PathLike = Union[str, Path]
+HELDOUT_LOG = "heldout_log.jsonl"
+CURVE = "pretrain_curve.png"
+CARD = "MODEL_CARD.md"
+# Which ablation chose the encoder, under which name: what a test checks `all`'s encoder against.
+ABLATION_RECORD = "ablation.json"
+
+
+def released_sources(summary: Dict[str, object], corpus_dir: Optional[PathLike] = None) -> List[Dict[str, object]]:
+    """The run's text files (name, SHA-1, documents per licence). Licences the run did not record
+    (packed where the catalogue was missing) come from the catalogue in ``corpus_dir``, and only
+    for a file there whose SHA-1 is the one the run read."""
+    import hashlib
+
+    sources = []
+    for source in summary.get("sources", []):
+        licences = source.get("licences") or {}
+        local = Path(corpus_dir) / source["name"] if corpus_dir else None
+        if not licences and local is not None and local.is_file():
+            if hashlib.sha1(local.read_bytes()).hexdigest() == source["sha1"]:
+                licences = source_licences(local)
+        sources.append({"name": source["name"], "sha1": source["sha1"], "licences": licences})
+    return sources
+
+
+def model_card(
+    released_dir: PathLike,
+    ablation: Dict[str, object],
+    ablation_name: str,
+    ablation_file: str,
+    hardware: str,
+    corpus_dir: Optional[PathLike] = None,
+    notes: str = "",
+) -> str:
+    """Markdown card of the encoder in ``released_dir`` (with ``pretrain_summary.json``,
+    ``pretraining_settings.json`` and ``heldout_log.jsonl`` beside its weights). ``ablation`` is the
+    encoder ablation's results (``spacy-biolm evaluate encoders``), where this encoder is
+    ``ablation_name``; ``ablation_file`` is where those results are kept. ``hardware`` names the
+    machine the run used (the summary records only the torch device type)."""
+    from ..evaluation.encoders import ablation_table, mean_dev
+
+    released_dir = Path(released_dir)
+    summary = _read(released_dir / SUMMARY_FILE)
+    settings = _read(released_dir / "pretraining_settings.json")
+    config = _read(released_dir / "config.json")
+    if ablation_name not in ablation.get("encoders", {}):
+        raise KeyError(f"{ablation_file} has no encoder {ablation_name!r}; it has {sorted(ablation.get('encoders', {}))}")
+    training, corpus = settings["training"], settings["corpus"]
+    sequences = summary["steps"] * training["batch_size"] * training.get("grad_accumulation", 1)
+    name = released_dir.name
+    start = summary.get("continued_from")
+    lines = [
+        f"# {name}",
+        "",
+        f"An ELECTRA discriminator ({config['num_hidden_layers']} layers, hidden {config['hidden_size']}, "
+        f"{config['num_attention_heads']} heads, vocabulary {config['vocab_size']:,}; "
+        f"{summary['encoder_parameters']:,} parameters), stored as {config.get('torch_dtype', 'float32')} safetensors. "
+        + (f"Continued from the published checkpoint `{start}` with replaced-token detection on biomedical text."
+           if start else "Pretrained from scratch with replaced-token detection on biomedical text."),
+        "",
+        "## Pretraining",
+        "",
+        f"- Steps: {summary['steps']:,} of {training['batch_size']} sequences of up to {corpus['max_seq_length']} "
+        f"WordPieces ({sequences:,} sequences; the packed corpus holds {summary['corpus_tokens']:,} WordPieces "
+        f"in {summary['n_sequences']:,} sequences, so about {sequences / summary['n_sequences']:.1f} passes).",
+        f"- Peak learning rate {training['learning_rate']}, warmup {training['warmup_fraction']:.0%} of the steps, "
+        f"linear decay to 0 at the last step; bf16 {training.get('bf16', False)}.",
+        f"- Hardware: {hardware} ({summary['device']}, {summary['processes']} process(es)); "
+        f"{summary['seconds_this_run']:,.0f} s of training at {summary['tokens_per_second']:,.0f} WordPieces/s"
+        + (f", model FLOPs utilisation {summary['model_flops_utilization']:.2%}." if summary.get("model_flops_utilization") else "."),
+        "",
+        "| text file | SHA-1 | documents per licence |",
+        "|---|---|---|",
+        *(f"| {s['name']} | `{s['sha1'][:12]}` | "
+          f"{', '.join(f'{k} {v:,}' for k, v in s['licences'].items()) or 'not recorded'} |"
+          for s in released_sources(summary, corpus_dir)),
+        "",
+        "Held-out text (`heldout.txt.xz`), the same masked sample at each evaluation:",
+        "",
+        "| step | RTD loss | RTD accuracy | recall of replaced tokens | generator MLM loss |",
+        "|---:|---:|---:|---:|---:|",
+        *(f"| {row['step']:,} | {row['disc_loss']:.4f} | {row['disc_acc']:.4f} | {row['disc_recall']:.4f} | {row['gen_loss']:.3f} |"
+          for row in _heldout_rows(released_dir / HELDOUT_LOG)),
+        "",
+    ]
+    if (released_dir / CURVE).is_file():
+        lines += [f"![training and held-out losses]({CURVE})", ""]
+    record, chosen = ablation["encoders"][ablation_name], ablation.get("chosen")
+    dev, reference = mean_dev(record), ablation.get("reference")
+    verdict = (f"It is the ablation's chosen encoder (reference: `{reference}`)." if chosen == ablation_name
+               else f"The ablation chose `{chosen}`, not this encoder.")
+    lines += [
+        "## Downstream: the encoder ablation",
+        "",
+        f"From `{ablation_file}`, where this encoder is `{ablation_name}` (mean dev "
+        f"{100 * dev['mean']:.2f}, seed std {100 * dev['std']:.2f}). {verdict}",
+        "",
+        ablation_table(ablation),
+        "",
+    ]
+    if notes:
+        lines += ["## Notes", "", notes, ""]
+    return "\n".join(lines)
+
+
+def write_model_card(released_dir: PathLike, ablation_path: PathLike, ablation_name: str, hardware: str,
+                     corpus_dir: Optional[PathLike] = None, notes: str = "") -> Path:
+    """Write ``released_dir/MODEL_CARD.md`` (:func:`model_card`) and ``ablation.json`` (the
+    ablation's file and the encoder's name in it); returns the card's path."""
+    ablation = _read(Path(ablation_path))
+    card = model_card(released_dir, ablation, ablation_name, str(ablation_path), hardware, corpus_dir, notes)
+    path = Path(released_dir) / CARD
+    path.write_text(card, encoding="utf8")
+    record = {"ablation": str(ablation_path), "name": ablation_name}
+    (Path(released_dir) / ABLATION_RECORD).write_text(json.dumps(record, indent=2) + "\n", encoding="utf8")
+    return path
+
+
+def _heldout_rows(path: Path) -> List[Dict[str, float]]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf8").splitlines() if line.strip()]
+
+
+def _read(path: Path) -> Dict[str, object]:
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} missing: a released encoder keeps its pretraining run's {path.name} beside its weights")
+    return json.loads(path.read_text(encoding="utf8"))
