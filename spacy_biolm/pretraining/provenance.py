@@ -2,9 +2,10 @@
 
 ``export_encoder`` leaves ``encoder_source.json`` in the directory the tasks fine-tune, naming the
 package or directory it copied. When that origin is the ``model/`` of a pretraining run made here
-(or an encoder released with the project, which keeps its run's summary inside), the run's summary says what the run continued from and which text files it read; each
-file's licences come from the summary or, for corpora packed before licences were recorded, from
-the corpus catalogue (:func:`~spacy_biolm.pretraining.sources.source_licences`).
+(or an encoder released with the project, which keeps its run's summary inside), the run's summary
+says what the run continued from and which text files it read; each file's licences come from the
+summary or, for corpora packed before licences were recorded, from the corpus catalogue
+(:func:`~spacy_biolm.pretraining.sources.source_licences`).
 """
 
 import json
