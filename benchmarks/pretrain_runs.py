@@ -14,15 +14,15 @@ import argparse
 import json
 from pathlib import Path
 
+from spacy_biolm.pretraining.loop import HELDOUT_LOG_FILE, read_log
+
 
 def run_row(name: str, run_dir: Path, ablation: dict) -> dict:
     summary = json.loads((run_dir / "pretrain_summary.json").read_text(encoding="utf8"))
     settings_path = run_dir / "model" / "pretraining_settings.json"
     settings = json.loads(settings_path.read_text(encoding="utf8")) if settings_path.is_file() else {}
     training = settings.get("training", {})
-    heldout_log = run_dir / "heldout_log.jsonl"
-    heldout = [json.loads(line) for line in heldout_log.read_text(encoding="utf8").splitlines() if line.strip()] \
-        if heldout_log.is_file() else []
+    heldout = read_log(run_dir / HELDOUT_LOG_FILE)
     tokens_per_step = training.get("batch_size", 0) * settings.get("corpus", {}).get("max_seq_length", 0)
     row = {
         "name": name, "continued_from": summary.get("continued_from"), "device": summary["device"],

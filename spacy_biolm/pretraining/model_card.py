@@ -10,36 +10,18 @@ reference encoder's.
 
 import json
 from pathlib import Path
-from typing import Dict, List, Optional, Union
+from typing import Dict, Optional, Union
 
-from .loop import SUMMARY_FILE
-from .sources import source_licences
+from .loop import HELDOUT_LOG_FILE, SUMMARY_FILE, read_log
+from .sources import recorded_licences
 
-__all__ = ["HELDOUT_LOG", "CURVE", "CARD", "ABLATION_RECORD", "released_sources", "model_card", "write_model_card"]
+__all__ = ["CURVE", "CARD", "ABLATION_RECORD", "model_card", "write_model_card"]
 
 PathLike = Union[str, Path]
-HELDOUT_LOG = "heldout_log.jsonl"
 CURVE = "pretrain_curve.png"
 CARD = "MODEL_CARD.md"
 # Which ablation chose the encoder, under which name: what a test checks `all`'s encoder against.
 ABLATION_RECORD = "ablation.json"
-
-
-def released_sources(summary: Dict[str, object], corpus_dir: Optional[PathLike] = None) -> List[Dict[str, object]]:
-    """The run's text files (name, SHA-1, documents per licence). Licences the run did not record
-    (packed where the catalogue was missing) come from the catalogue in ``corpus_dir``, and only
-    for a file there whose SHA-1 is the one the run read."""
-    import hashlib
-
-    sources = []
-    for source in summary.get("sources", []):
-        licences = source.get("licences") or {}
-        local = Path(corpus_dir) / source["name"] if corpus_dir else None
-        if not licences and local is not None and local.is_file():
-            if hashlib.sha1(local.read_bytes()).hexdigest() == source["sha1"]:
-                licences = source_licences(local)
-        sources.append({"name": source["name"], "sha1": source["sha1"], "licences": licences})
-    return sources
 
 
 def model_card(
@@ -92,14 +74,14 @@ def model_card(
         "|---|---|---|",
         *(f"| {s['name']} | `{s['sha1'][:12]}` | "
           f"{', '.join(f'{k} {v:,}' for k, v in s['licences'].items()) or 'not recorded'} |"
-          for s in released_sources(summary, corpus_dir)),
+          for s in recorded_licences(summary.get("sources", []), corpus_dir)),
         "",
         "Held-out text (`heldout.txt.xz`), the same masked sample at each evaluation:",
         "",
         "| step | RTD loss | RTD accuracy | recall of replaced tokens | generator MLM loss |",
         "|---:|---:|---:|---:|---:|",
         *(f"| {row['step']:,} | {row['disc_loss']:.4f} | {row['disc_acc']:.4f} | {row['disc_recall']:.4f} | {row['gen_loss']:.3f} |"
-          for row in _heldout_rows(released_dir / HELDOUT_LOG)),
+          for row in read_log(released_dir / HELDOUT_LOG_FILE)),
         "",
     ]
     if (released_dir / CURVE).is_file():
@@ -133,12 +115,6 @@ def write_model_card(released_dir: PathLike, ablation_path: PathLike, ablation_n
     record = {"ablation": str(ablation_path), "name": ablation_name}
     (Path(released_dir) / ABLATION_RECORD).write_text(json.dumps(record, indent=2) + "\n", encoding="utf8")
     return path
-
-
-def _heldout_rows(path: Path) -> List[Dict[str, float]]:
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf8").splitlines() if line.strip()]
 
 
 def _read(path: Path) -> Dict[str, object]:

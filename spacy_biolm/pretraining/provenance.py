@@ -5,7 +5,7 @@ package or directory it copied. When that origin is the ``model/`` of a pretrain
 (or an encoder released with the project, which keeps its run's summary inside), the run's summary
 says what the run continued from and which text files it read; each file's licences come from the
 summary or, for corpora packed before licences were recorded, from the corpus catalogue
-(:func:`~spacy_biolm.pretraining.sources.source_licences`).
+(:func:`~spacy_biolm.pretraining.sources.recorded_licences`).
 """
 
 import json
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Dict, Optional, Union
 
 from .loop import SUMMARY_FILE
-from .sources import source_licences
+from .sources import recorded_licences
 from .warm_start import package_record
 
 __all__ = ["encoder_provenance", "describe_encoder", "provenance_sources"]
@@ -37,11 +37,7 @@ def encoder_provenance(encoder_dir: Union[str, Path]) -> Dict[str, object]:
     continued = summary.get("continued_from")
     settings = _read_json(origin / "pretraining_settings.json") or {}
     training, corpus = settings.get("training", {}), settings.get("corpus", {})
-    sources = [
-        {"name": source["name"], "sha1": source["sha1"],
-         "licences": source.get("licences") or source_licences(source["path"])}
-        for source in summary.get("sources", [])
-    ]
+    sources = recorded_licences(summary.get("sources", []))
     return {
         "checkpoint": {"init": continued, **package_record(continued)} if continued else None,
         "pretraining": {

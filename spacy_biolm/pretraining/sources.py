@@ -23,7 +23,8 @@ from typing import IO, Dict, List, Sequence, Union
 
 from ..errors import PretrainingDataError
 
-__all__ = ["open_text", "describe_sources", "source_licences", "check_licence_opt_in", "RESTRICTED_MARK", "CATALOGUE"]
+__all__ = ["open_text", "describe_sources", "source_licences", "recorded_licences", "check_licence_opt_in", "RESTRICTED_MARK",
+           "CATALOGUE"]
 
 # Marks a source file whose text must not go into a model without an explicit opt-in.
 RESTRICTED_MARK = "restricted"
@@ -46,17 +47,36 @@ def describe_sources(paths: Sequence[Union[str, Path]]) -> List[Dict[str, object
     ``"licences"`` ({licence: documents}) where the directory has a catalogue."""
     described = []
     for path in map(Path, paths):
-        digest = hashlib.sha1()
-        with path.open("rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                digest.update(block)
         record: Dict[str, object] = {"name": path.name, "path": str(path), "bytes": path.stat().st_size,
-                                     "sha1": digest.hexdigest()}
+                                     "sha1": _sha1(path)}
         licences = source_licences(path)
         if licences:
             record["licences"] = licences
         described.append(record)
     return described
+
+
+def recorded_licences(sources: Sequence[Dict[str, object]], corpus_dir: Union[str, Path, None] = None) -> List[Dict[str, object]]:
+    """``[{"name", "sha1", "licences"}]`` of the files a run recorded (:func:`describe_sources`):
+    the licences it recorded or, for a run packed where the catalogue was missing, the catalogue's
+    for the file now at ``corpus_dir/<name>`` (default: its recorded path), only when that file's
+    SHA-1 is the one the run read."""
+    described = []
+    for source in sources:
+        licences = source.get("licences") or {}
+        local = Path(corpus_dir) / str(source["name"]) if corpus_dir else Path(str(source.get("path", source["name"])))
+        if not licences and local.is_file() and _sha1(local) == source["sha1"]:
+            licences = source_licences(local)
+        described.append({"name": source["name"], "sha1": source["sha1"], "licences": licences})
+    return described
+
+
+def _sha1(path: Path) -> str:
+    digest = hashlib.sha1()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def source_licences(path: Union[str, Path]) -> Dict[str, int]:

@@ -7,8 +7,9 @@ import lzma
 
 import pytest
 
-from spacy_biolm.pretraining.model_card import model_card, released_sources, write_model_card
+from spacy_biolm.pretraining.model_card import model_card, write_model_card
 from spacy_biolm.pretraining.provenance import describe_encoder, encoder_provenance
+from spacy_biolm.pretraining.sources import recorded_licences
 
 
 def _released(tmp_path, text_bytes):
@@ -75,10 +76,10 @@ def test_licences_come_only_from_the_same_file(tmp_path):
     released = _released(tmp_path, text)
     corpus = _corpus(tmp_path, lzma.compress(b"Another text.\n"))  # same name, other bytes
     summary = json.loads((released / "pretrain_summary.json").read_text(encoding="utf8"))
-    assert released_sources(summary, corpus)[0]["licences"] == {}
-    assert released_sources(summary)[0]["licences"] == {}
+    assert recorded_licences(summary["sources"], corpus)[0]["licences"] == {}
+    assert recorded_licences(summary["sources"])[0]["licences"] == {}
     summary["sources"][0]["licences"] = {"public-domain": 4}  # recorded by the run: kept
-    assert released_sources(summary, corpus)[0]["licences"] == {"public-domain": 4}
+    assert recorded_licences(summary["sources"], corpus)[0]["licences"] == {"public-domain": 4}
 
 
 def test_the_card_is_written_and_refuses_an_encoder_the_ablation_lacks(tmp_path):
