@@ -21,6 +21,7 @@ SMOKE_VARS = {
     "mirror": str(SHARED_DATA),
     "paper_results": str(SHARED / "reference" / "paper_results.json"),
     "name": "Smoke encoder",
+    "sentence_name": "Smoke sentence encoder",
     "vocab_size": "4000",
     "pretrain_steps": "3",
     "ner_steps": "4",
@@ -60,12 +61,16 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     # The encoder `all` fine-tunes: a tiny random one here, exported as the published one would be.
     # Its vocabulary is characters, so a 128-token window can take ~1,000 wordpieces: room for them.
     encoder_init = make_tiny_encoder(tmp_path / "init_encoder", max_positions=4096)
-    overrides = [f"--vars.{k}={v}" for k, v in {**SMOKE_VARS, "encoder_init": encoder_init}.items()]
+    sentence_encoder_init = make_tiny_encoder(tmp_path / "init_sentence_encoder", max_positions=4096, seed=1)
+    overrides = [f"--vars.{k}={v}" for k, v in {**SMOKE_VARS, "encoder_init": encoder_init,
+                                                 "sentence_encoder_init": sentence_encoder_init}.items()]
     # As `make all` runs it: the default profile's variables, the smoke budgets winning.
     _run([sys.executable, "-m", "spacy_biolm", "profile", "run", "default", "all", "--project", ".", *overrides], cwd=project)
 
     source = json.loads((project / "pretrained/encoder/model/encoder_source.json").read_text())
     assert source["path"] == str(encoder_init) and "model.safetensors" in source["files"]
+    source = json.loads((project / "pretrained/sentence_encoder/model/encoder_source.json").read_text())
+    assert source["path"] == str(sentence_encoder_init)
     metrics = json.loads((project / "metrics/ner_test.json").read_text())
     assert {"ents_p", "ents_r", "ents_f"} <= set(metrics)
     table = (project / "metrics/results.md").read_text()
@@ -95,7 +100,7 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert "(paper)" in (project / "metrics/qa_results.md").read_text()
 
     hoc = json.loads((project / "metrics/hoc_test.json").read_text())
-    assert list(hoc["rows"]) == ["Smoke encoder", "spaCy bag-of-words"]
+    assert list(hoc["rows"]) == ["Smoke sentence encoder", "spaCy bag-of-words"]
     assert {"cats_micro_f", "cats_macro_f"} <= set(hoc["rows"]["spaCy bag-of-words"]["runs"][0])
     assert "| spaCy bag-of-words (ours) |" in (project / "metrics/hoc.md").read_text()
 
@@ -104,6 +109,8 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert {"ner_ents_f", "ner_gene_ents_f", "relation_extractor_rel_micro_f", "yes_no_yes_no_f_no",
             "answer_span_answer_strict_acc", "answer_reranker_rerank_mrr", "hallmarks_cats_micro_f"} <= set(meta["performance"])
     assert "| `answer_reranker` |" in (project / "metrics/release.md").read_text()
+    assert meta["description"].count("(ner, ner_gene, relation_extractor, yes_no, answer_span)") == 1
+    assert meta["description"].count("(hallmarks, answer_reranker)") == 1
     train_times = json.loads((project / "metrics/train_times.json").read_text())
     assert {"ner", "ner_cnn", "ner_gene", "relation_extractor", "yes_no", "answer_span", "answer_reranker",
             "hallmarks", "hallmarks_bow"} <= set(train_times)

@@ -152,7 +152,7 @@ def release_meta_cli(
     paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json (the papers' values in --results)"),
     run: List[str] = typer.Option([], "--run", help="KEY=VALUE recorded in --results about the run (profile, encoder, gpu_id, seeds), repeatable"),
     train_times: Optional[Path] = typer.Option(None, "--train-times", help="JSON of the components' training wall times (`docs timed COMPONENT --results ...`)"),
-    encoder: Optional[Path] = typer.Option(None, "--encoder", help="The HF encoder directory the components fine-tuned (export-encoder's): named in the description, its checkpoint and pretraining text listed with their licences under sources"),
+    encoder: List[str] = typer.Option([], "--encoder", help="COMPONENT,...=DIR (or DIR for all components): the HF encoder directory those components fine-tuned (export-encoder's), named in the description, its checkpoint and pretraining text listed with their licences under sources; repeatable"),
 ):
     """The release's meta.json: the base meta plus every component's test scores (performance and a
     table) and where its encoder came from; with --results, results/release.json beside the
@@ -171,8 +171,12 @@ def release_meta_cli(
         run_info = {key: str(value) for key, value in parse_named_paths(run).items()}
         if "device" not in run_info:  # this machine, where the run's steps ran
             run_info["device"] = describe_device(int(run_info.get("gpu_id", -1)))
+        encoder_dirs = []
+        for item in encoder:
+            components, _, path = item.rpartition("=")
+            encoder_dirs.append(([c for c in components.split(",") if c], Path(path)))
         print(write_release_meta(base_meta, output, parse_named_paths(metrics), table, results, baselines, paper, run_info,
-                                 train_times, encoder))
+                                 train_times, encoder_dirs))
 
 
 @app.command("hoc-thresholds")

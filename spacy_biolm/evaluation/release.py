@@ -130,7 +130,8 @@ def results_table(results: Dict[str, object]) -> str:
                      f"{shown(baseline['value'], c['metric'])} ({baseline['name']})", verdict,
                      f"{shown(paper['value'], c['metric'])} ({paper['name']})", minutes])
     header = ["component", "test set", "metric", "ours", "strongest baseline, same run", "≥ baseline", "paper", "training (min)"]
-    run = ", ".join(f"{k} {results[k]}" for k in ("profile", "device", "encoder", "seeds") if results.get(k) is not None)
+    run = ", ".join(f"{k.replace('_', ' ')} {results[k]}" for k in ("profile", "device", "encoder", "sentence_encoder", "seeds")
+                    if results.get(k) is not None)
     return (f"Run: {run}.\n\n" if run else "") + markdown_table(header, rows, numeric=False)
 
 
@@ -179,21 +180,27 @@ def release_table(rows: Sequence[Dict[str, object]]) -> str:
 
 def release_meta(
     base_meta: Dict[str, object], rows: Sequence[Dict[str, object]], results: Optional[Dict[str, object]] = None,
-    encoder: Optional[Dict[str, object]] = None,
+    encoders: Sequence[Tuple[Sequence[str], Dict[str, object]]] = (),
 ) -> Dict[str, object]:
     """``base_meta`` with ``performance`` ({component_metric: score}) and, in ``notes``, the score
     table and (with ``results`` of :func:`release_results`) each headline beside its baseline and
-    the paper. ``encoder`` (:func:`~spacy_biolm.pretraining.provenance.encoder_provenance`) names
-    the encoder where the description says ``{encoder}`` and puts its checkpoint and pretraining
-    text, with their licences, first among the sources."""
+    the paper. ``encoders`` pairs the components (none: all of them) with the provenance
+    (:func:`~spacy_biolm.pretraining.provenance.encoder_provenance`) of the encoder they
+    fine-tuned: each is named where the description says ``{encoder}``, and their checkpoints and
+    pretraining text, with their licences, come first among the sources (each source once)."""
     from ..pretraining.provenance import describe_encoder, provenance_sources
 
     description = str(base_meta.get("description", ""))
     if "{encoder}" in description:
-        if encoder is None:
+        if not encoders:
             raise ValueError("the base meta's description names {encoder}: give the encoder directory (--encoder)")
-        description = description.replace("{encoder}", describe_encoder(encoder))
-    sources = (provenance_sources(encoder) if encoder else []) + list(base_meta.get("sources", []))
+        named = [describe_encoder(provenance) + (f" ({', '.join(components)})" if components else "")
+                 for components, provenance in encoders]
+        description = description.replace("{encoder}", " and ".join(named))
+    sources: list = []
+    for source in [entry for _, provenance in encoders for entry in provenance_sources(provenance)] + list(base_meta.get("sources", [])):
+        if source not in sources:
+            sources.append(source)
     performance = {f"{row['component']}_{key}": value for row in rows for key, value in row["scores"].items()
                    if value is not None}
     notes = (
@@ -217,18 +224,23 @@ def write_release_meta(
     paper_results: Optional[Path] = None,
     run: Optional[Dict[str, object]] = None,
     train_times: Optional[Path] = None,
-    encoder_dir: Optional[Path] = None,
+    encoder_dirs: Sequence[Tuple[Sequence[str], Path]] = (),
 ) -> str:
     """Write the release's meta.json (``base_meta`` plus every component's test scores from
-    ``metric_paths``, {component: evaluation JSON}, and the provenance of the encoder in
-    ``encoder_dir``) to ``output`` for ``spacy package --meta-path``; also the score table to
-    ``table`` and :func:`release_results` to ``results_path`` when given. Returns the table."""
+    ``metric_paths``, {component: evaluation JSON}, and the provenance of the encoders in
+    ``encoder_dirs``, (components, HF directory) pairs) to ``output`` for ``spacy package
+    --meta-path``; also the score table to ``table`` and :func:`release_results` to
+    ``results_path`` when given. Returns the table."""
     from ..pretraining.provenance import encoder_provenance
 
     rows = release_rows(metric_paths)
+    unknown = sorted({c for components, _ in encoder_dirs for c in components} - set(metric_paths))
+    if unknown:
+        raise ValueError(f"--encoder names components with no test scores: {', '.join(unknown)} "
+                         f"(components: {', '.join(metric_paths)})")
     results = release_results(metric_paths, baseline_paths, paper_results, run, train_times) if results_path else None
-    encoder = encoder_provenance(encoder_dir) if encoder_dir else None
-    meta = release_meta(json.loads(Path(base_meta).read_text(encoding="utf8")), rows, results, encoder)
+    encoders = [(components, encoder_provenance(path)) for components, path in encoder_dirs]
+    meta = release_meta(json.loads(Path(base_meta).read_text(encoding="utf8")), rows, results, encoders)
     for path, text in [(output, json.dumps(meta, indent=2)), (table, release_table(rows)),
                        (results_path, json.dumps(results, indent=2) + "\n" if results else None)]:
         if path and text is not None:

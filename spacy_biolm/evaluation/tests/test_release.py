@@ -87,6 +87,24 @@ def test_release_meta_names_its_encoder_and_lists_its_pretraining_text_with_lice
     missing = CliRunner().invoke(app, args)
     assert missing.exit_code == 1 and "--encoder" in missing.output
 
+    # Components that fine-tuned different encoders: each encoder named with its components, each source once.
+    published = tmp_path / "published"
+    published.mkdir()
+    _write(published / "config.json", {"model_type": "bert"})
+    _write(published / "encoder_source.json", {"init": "some_pkg", "package": "some-pkg", "version": "1.0", "license": "Apache-2.0"})
+    hoc = _write(tmp_path / "hoc.json", {"cats_micro_f": 0.7, "cats_macro_f": 0.6})
+    args = ["evaluate", "release-meta", str(base), str(out), f"ner={ner}", f"hallmarks={hoc}"]
+    both = CliRunner().invoke(app, args + ["--encoder", f"ner={run / 'model'}", "--encoder", f"hallmarks={published}"])
+    assert both.exit_code == 0, both.output
+    meta = json.loads(out.read_text())
+    assert meta["description"].startswith("NER on no_such_checkpoint_package continued with 300 steps")
+    assert meta["description"].endswith("on elife.txt.xz (ner) and the encoder of package some-pkg 1.0 (hallmarks).")
+    assert [source["name"] for source in meta["sources"]] == [
+        "no_such_checkpoint_package — encoder checkpoint", "elife.txt.xz — encoder pretraining text",
+        "some-pkg 1.0 — encoder checkpoint", "NCBI-disease — ner"]
+    unknown = CliRunner().invoke(app, args + ["--encoder", f"ner,hoc={run / 'model'}"])
+    assert unknown.exit_code == 1 and "--encoder names components with no test scores: hoc" in unknown.output
+
 
 def test_results_put_each_headline_beside_its_strongest_baseline_and_the_paper(tmp_path):
     from spacy_biolm.evaluation.release import release_results, results_table
