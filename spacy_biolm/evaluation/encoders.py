@@ -72,10 +72,13 @@ def _scorer(reader: str, use_gpu: int) -> Optional[Callable[[Path, Path], Dict[s
 
 def pretraining_record(encoder: Path) -> Dict[str, object]:
     """Held-out RTD/MLM loss, steps, tokens and wall time of the pretraining run that wrote
-    ``encoder`` (``<run>/model`` beside ``<run>/pretrain_summary.json``); empty when there is none."""
-    summary_path = Path(encoder).parent / "pretrain_summary.json"
-    if not summary_path.is_file():
+    ``encoder`` (``<run>/model`` beside ``<run>/pretrain_summary.json``, or a released encoder's
+    directory with the summary inside); empty when there is none."""
+    found = [path for path in (Path(encoder) / "pretrain_summary.json", Path(encoder).parent / "pretrain_summary.json")
+             if path.is_file()]
+    if not found:
         return {}
+    summary_path = found[0]
     summary = json.loads(summary_path.read_text(encoding="utf8"))
     heldout = summary.get("heldout", {})
     return {

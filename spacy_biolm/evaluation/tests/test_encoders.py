@@ -106,6 +106,11 @@ def test_pretraining_record_reads_the_run_beside_the_model(tmp_path):
     record = pretraining_record(tmp_path / "model")
     assert record["heldout"] == {"disc_loss": 0.28, "gen_loss": 5.9, "disc_acc": 0.887}
     assert record["steps"] == 112 and record["seconds"] == 960.0
+    # A released encoder (released/<name>/) keeps its run's summary inside.
+    released = tmp_path / "released" / "bio"
+    released.mkdir(parents=True)
+    (released / "pretrain_summary.json").write_text(json.dumps({"steps": 4000, "heldout": {"disc_loss": 0.116}}))
+    assert pretraining_record(released)["steps"] == 4000
 
 
 def test_two_encoders_run_through_the_ner_recipe_and_resume(tmp_path, tiny_encoder):
