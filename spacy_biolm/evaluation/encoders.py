@@ -74,12 +74,11 @@ def pretraining_record(encoder: Path) -> Dict[str, object]:
     """Held-out RTD/MLM loss, steps, tokens and wall time of the pretraining run that wrote
     ``encoder`` (``<run>/model`` beside ``<run>/pretrain_summary.json``, or a released encoder's
     directory with the summary inside); empty when there is none."""
-    found = [path for path in (Path(encoder) / "pretrain_summary.json", Path(encoder).parent / "pretrain_summary.json")
-             if path.is_file()]
-    if not found:
+    from ..pretraining.loop import read_summary
+
+    summary = read_summary(Path(encoder))
+    if summary is None:
         return {}
-    summary_path = found[0]
-    summary = json.loads(summary_path.read_text(encoding="utf8"))
     heldout = summary.get("heldout", {})
     return {
         "heldout": {k: v for k, v in heldout.items() if "loss" in k or "acc" in k},

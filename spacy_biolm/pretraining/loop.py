@@ -534,6 +534,15 @@ def _average(records: List[Dict[str, torch.Tensor]], step: int) -> Dict[str, flo
     return dict(zip(keys, values.mean(dim=1).tolist()))
 
 
+def read_summary(encoder_dir: Path) -> Optional[Dict[str, object]]:
+    """The pretraining summary of the run that made ``encoder_dir``: beside a run's ``model/``, or
+    inside a released encoder's directory (``released/<name>/``); None for any other encoder."""
+    for path in (Path(encoder_dir) / SUMMARY_FILE, Path(encoder_dir).parent / SUMMARY_FILE):
+        if path.is_file():
+            return json.loads(path.read_text(encoding="utf8"))
+    return None
+
+
 def read_log(path: Path) -> List[Dict[str, float]]:
     if not path.is_file():
         return []

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Dict, Optional, Union
 
-from .loop import SUMMARY_FILE
+from .loop import read_summary
 from .sources import recorded_licences
 from .warm_start import package_record
 
@@ -29,8 +29,7 @@ def encoder_provenance(encoder_dir: Union[str, Path]) -> Dict[str, object]:
         raise FileNotFoundError(f"{encoder_dir}: not an HF encoder directory (no config.json)")
     exported = _read_json(encoder_dir / "encoder_source.json") or {}
     origin = Path(exported.get("path", encoder_dir))
-    # A run's model/ has the summary beside it; a released encoder (released/<name>/) keeps it inside.
-    summary = _read_json(origin / SUMMARY_FILE) or _read_json(origin.parent / SUMMARY_FILE)
+    summary = read_summary(origin)
     if summary is None:  # a published checkpoint, as is: export_encoder recorded its package
         checkpoint = {key: exported[key] for key in ("package", "version", "license") if key in exported}
         return {"checkpoint": {"init": exported.get("init", str(encoder_dir)), **checkpoint}, "pretraining": None}
