@@ -23,11 +23,11 @@ def _blank_bio_nlp():
 
 @app.command("convert")
 def convert_cli(
-    fmt: str = typer.Argument(..., help="Input format: yesno (BioASQ yes/no TSV), squad (SQuAD/BioASQ JSON), reranking (answer-candidate TSV)"),
+    fmt: str = typer.Argument(..., help="Input format: yesno (BioASQ yes/no TSV), squad (SQuAD/BioASQ JSON), reranking (answer-candidate TSV), snippets (SQuAD/BioASQ JSON read as reranking Docs)"),
     input_path: Path = typer.Argument(..., help="Corpus file"),
     output_path: Path = typer.Argument(..., help="DocBin (.spacy) to write"),
     golden: Optional[Path] = typer.Option(None, "--golden", help="BioASQ golden file: gold answers for a test JSON without answers (squad)"),
-    exclude: List[Path] = typer.Option([], "--exclude", help="File(s) of the same format whose questions must be left out (e.g. the test set)"),
+    exclude: List[Path] = typer.Option([], "--exclude", help="QA file(s) of any format whose questions must be left out (e.g. the test set)"),
     dev_output: Optional[Path] = typer.Option(None, "--dev-output", help="Also write a development DocBin of held-out questions"),
     dev_fraction: float = typer.Option(0.1, "--dev-fraction", help="Share of questions held out for --dev-output"),
     sents_per_doc: int = typer.Option(0, "--sents-per-doc", help="reranking: candidates per Doc (0: all of a question's)"),

@@ -13,6 +13,10 @@ Formats:
 * ``reranking``: answer-candidate TSV (header ``label  question  answer_candidate``). One Doc per
   question with its candidates as sentences (or chunks of ``sents_per_doc`` candidates, the same
   question id on each), relevant ones in ``doc.spans["relevant_sents"]``.
+* ``snippets``: a SQuAD v1.1 JSON of BioASQ snippets read as reranking Docs: one Doc per question,
+  its own snippets the relevant candidates and snippets of other questions the irrelevant ones
+  (``snippet_reranking_docs``). BioASQ's factoid training set has about 50 times the relevant
+  sentences of the answer-candidate TSVs.
 
 Every bad record raises ``CorpusFormatError`` naming the file, line or example id. Spacy only
 (no torch): the reader is registered through an entry point.
@@ -40,6 +44,7 @@ __all__ = [
     "yesno_tsv_to_docs",
     "squad_json_to_docs",
     "reranking_tsv_to_docs",
+    "snippet_reranking_docs",
     "read_qa_docs",
     "convert_qa",
     "convert_qa_corpora",
@@ -49,7 +54,7 @@ __all__ = [
     "bioasq_question_id",
 ]
 
-QA_FORMATS = ("yesno", "squad", "reranking")
+QA_FORMATS = ("yesno", "squad", "reranking", "snippets")
 _SNIPPET_SUFFIX = re.compile(r"(_\d+|:\d+)$")
 
 
@@ -193,6 +198,80 @@ def reranking_tsv_to_docs(path: Union[str, Path], nlp: Language, sents_per_doc: 
             yield doc
 
 
+_WORD = re.compile(r"[a-z0-9][a-z0-9-]{3,}")
+
+
+def _content_words(text: str) -> Set[str]:
+    """Lower-cased words of four or more characters: the overlap that picks hard negatives."""
+    return set(_WORD.findall(text.lower()))
+
+
+def _squad_snippets(path: Path) -> Dict[str, Tuple[str, List[str]]]:
+    """``{BioASQ question id: (question, [distinct snippets])}`` of a SQuAD JSON, in file order."""
+    data = _load_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("data"), list):
+        raise CorpusFormatError(path, None, "a SQuAD file has a top-level 'data' list")
+    questions: Dict[str, Tuple[str, List[str]]] = {}
+    for article in data["data"]:
+        for paragraph in article.get("paragraphs", []):
+            context = paragraph.get("context")
+            if not isinstance(context, str):
+                raise CorpusFormatError(path, None, f"a paragraph has no 'context' string: {str(paragraph)[:80]}")
+            for qa in paragraph.get("qas", []):
+                pair_id = str(qa.get("id", ""))
+                question = qa.get("question") or ""
+                if not question.strip():
+                    raise CorpusFormatError(path, None, f"example {pair_id!r}: empty question")
+                _, snippets = questions.setdefault(bioasq_question_id(pair_id), (question.strip(), []))
+                if context.strip() and context.strip() not in snippets:
+                    snippets.append(context.strip())
+    return questions
+
+
+def snippet_reranking_docs(
+    path: Union[str, Path], nlp: Language, snippets_per_question: int = 8, seed: int = 0,
+    held_out_keys: Set[str] = frozenset(),
+) -> Iterator[Doc]:
+    """BioASQ snippets (SQuAD JSON) -> reranking Docs, one per question.
+
+    The candidates are up to ``snippets_per_question`` of the question's own snippets (relevant:
+    BioASQ's experts chose them as answering it) and as many snippets of other questions
+    (irrelevant): half those sharing the most words with the question, so that the negatives are
+    on topic as the retrieved candidates of a real reranking set are, half drawn at random. The
+    candidates are shuffled (a tie never favours the relevant ones). The snippets of questions
+    whose id or lower-cased text is in ``held_out_keys`` (test questions, which ``convert_qa``
+    then drops) are never negatives. Deterministic for a ``seed``.
+    """
+    path = Path(path)
+    if snippets_per_question < 1:
+        raise ValueError(f"snippets_per_question must be at least 1, got {snippets_per_question}")
+    questions = _squad_snippets(path)
+    pool = [
+        (qid, snippet) for qid, (question, snippets) in questions.items()
+        if not ({qid, _normal_question(question)} & set(held_out_keys)) for snippet in snippets
+    ]
+    pool_words = [_content_words(snippet) for _, snippet in pool]
+    rng = random.Random(seed)
+    for qid, (question, snippets) in questions.items():
+        relevant = snippets[:snippets_per_question]
+        own = set(snippets)
+        others = [i for i, (other, snippet) in enumerate(pool) if other != qid and snippet not in own]
+        words = _content_words(question)
+        n_hard = min(len(others), snippets_per_question // 2 + snippets_per_question % 2)
+        by_overlap = sorted(others, key=lambda i: -len(words & pool_words[i]))
+        hard = by_overlap[:n_hard]
+        rest = by_overlap[n_hard:]
+        chosen = hard + rng.sample(rest, min(len(rest), snippets_per_question - n_hard))
+        negatives = list(dict.fromkeys(pool[i][1] for i in chosen))
+        candidates = [(text, 1) for text in relevant] + [(text, 0) for text in negatives]
+        rng.shuffle(candidates)
+        doc = make_question_doc(nlp, question, [text for text, _ in candidates], question_id=qid)
+        doc.spans["relevant_sents"] = SpanGroup(
+            doc, name="relevant_sents", spans=[s for s, (_, label) in zip(doc.sents, candidates) if label == 1]
+        )
+        yield doc
+
+
 def read_qa_docs(fmt: str, path: Union[str, Path], nlp: Language, **options) -> Iterator[Doc]:
     """Docs of a QA corpus file in one of ``QA_FORMATS``."""
     if fmt == "yesno":
@@ -201,6 +280,8 @@ def read_qa_docs(fmt: str, path: Union[str, Path], nlp: Language, **options) -> 
         return squad_json_to_docs(path, nlp, golden=options.get("golden"))
     if fmt == "reranking":
         return reranking_tsv_to_docs(path, nlp, sents_per_doc=options.get("sents_per_doc", 0))
+    if fmt == "snippets":
+        return snippet_reranking_docs(path, nlp, seed=options.get("seed", 0), held_out_keys=options.get("held_out_keys", frozenset()))
     raise ValueError(f"unknown QA format {fmt!r}; expected one of {QA_FORMATS}")
 
 
@@ -215,11 +296,21 @@ def _question_keys(doc: Doc) -> Set[str]:
     return keys
 
 
+def question_file_format(path: Union[str, Path]) -> str:
+    """The QA format of a corpus file whose questions are to be excluded: SQuAD for ``.json``,
+    otherwise the TSV's header tells yes/no from answer candidates."""
+    path = Path(path)
+    if path.suffix == ".json":
+        return "squad"
+    with path.open(encoding="utf8") as f:
+        return "yesno" if f.readline().startswith("yesno_label") else "reranking"
+
+
 def question_keys(fmt: str, path: Union[str, Path]) -> Set[str]:
     """The questions of a corpus file (texts, lower-cased, and ids), read without tokenising."""
     path = Path(path)
     keys: Set[str] = set()
-    if fmt == "squad":
+    if fmt in ("squad", "snippets"):
         for article in _load_json(path).get("data", []):
             for paragraph in article.get("paragraphs", []):
                 for qa in paragraph.get("qas", []):
@@ -246,8 +337,9 @@ def convert_qa(
 ) -> Dict[str, int]:
     """Convert a QA corpus file to a DocBin (user data kept, so the questions travel along).
 
-    exclude: files of the same format whose questions (by id or by text) must not be in the
-        output, e.g. the test set when converting a training set that overlaps it.
+    exclude: QA files (any format, told by ``question_file_format``) whose questions (by id or
+        by text) must not be in the output, e.g. the test set when converting a training set
+        that overlaps it.
     dev_output: also write a development DocBin of ``dev_fraction`` of the *questions* (all
         snippets of a question go to the same side), drawn with ``seed``.
     limit: keep only the first ``limit`` questions (0: all), for quick runs.
@@ -255,11 +347,12 @@ def convert_qa(
     """
     excluded_keys: Set[str] = set()
     for path in exclude:
-        excluded_keys |= question_keys(fmt, path)
+        excluded_keys |= question_keys(question_file_format(path), path)
     docs: List[Doc] = []
     kept: List[Doc] = []
     seen: Set[str] = set()
-    for doc in read_qa_docs(fmt, input_path, nlp, golden=golden, sents_per_doc=sents_per_doc):
+    options = {"golden": golden, "sents_per_doc": sents_per_doc, "seed": seed, "held_out_keys": excluded_keys}
+    for doc in read_qa_docs(fmt, input_path, nlp, **options):
         if limit and question_group(doc) not in seen and len(seen) == limit:
             break
         docs.append(doc)

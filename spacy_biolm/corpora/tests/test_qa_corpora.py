@@ -7,7 +7,9 @@ import pytest
 import spacy
 from spacy.tokens import DocBin
 
-from spacy_biolm.corpora.qa import QACorpus, bioasq_question_id, convert_qa, read_qa_docs
+from spacy_biolm.corpora.qa import (
+    QACorpus, bioasq_question_id, convert_qa, question_keys, read_qa_docs, snippet_reranking_docs,
+)
 from spacy_biolm.errors import CorpusFormatError
 
 
@@ -80,6 +82,45 @@ def test_reranking_conversion_docbin_round_trip_and_exclusion(nlp, tmp_path):
     test.write_text(header + "1\tWhat gene?\t \n", encoding="utf8")
     with pytest.raises(CorpusFormatError, match="test.tsv:2: empty answer candidate"):
         list(read_qa_docs("reranking", test, nlp))
+
+
+def _snippets_file(path, questions):
+    """A SQuAD JSON with one paragraph per (question id, question, snippet)."""
+    paragraphs = [
+        {"context": snippet, "qas": [{"id": f"{qid}_{i:03d}", "question": question, "answers": []}]}
+        for qid, question, snippets in questions for i, snippet in enumerate(snippets)
+    ]
+    path.write_text(json.dumps({"data": [{"paragraphs": paragraphs}]}), encoding="utf8")
+    return path
+
+
+def test_snippet_reranking_docs_take_own_snippets_as_relevant_and_on_topic_negatives(nlp, tmp_path):
+    questions = [
+        ("q1", "Which gene causes Wilson disease?", ["ATP7B mutations cause Wilson disease.", "Wilson disease is recessive."]),
+        ("q2", "Which drug treats Wilson disease copper overload?", ["Penicillamine chelates copper in Wilson disease."]),
+        ("q3", "What is BRCA1?", ["BRCA1 is a tumour suppressor.", "BRCA1 repairs DNA."]),
+        ("q4", "What does insulin regulate?", ["Insulin regulates blood glucose."]),
+        ("test", "Which gene causes Menkes disease?", ["ATP7A mutations cause Menkes disease."]),
+    ]
+    path = _snippets_file(tmp_path / "snippets.json", questions)
+    test = tmp_path / "test.tsv"
+    test.write_text("label\tquestion\tanswer_candidate\n1\tWhich gene causes Menkes disease?\tATP7A .\n", encoding="utf8")
+    stats = convert_qa("snippets", path, tmp_path / "train.spacy", nlp, exclude=[test])
+    assert stats["questions"] == 4 and stats["excluded_questions"] == 1
+    examples = {eg.reference._.question_id: eg for eg in QACorpus(tmp_path / "train.spacy")(nlp)}
+    first = examples["q1"].reference
+    assert sorted(s.text for s in first.spans["relevant_sents"]) == sorted(questions[0][2])
+    assert not examples["q1"].predicted.spans  # gold relevance only on the reference
+    assert all("Menkes" not in s.text for eg in examples.values() for s in eg.reference.sents)
+    # Two per side: the other snippet sharing most words ("Wilson disease") and one at random.
+    docs = list(snippet_reranking_docs(path, nlp, snippets_per_question=2, held_out_keys=question_keys("reranking", test)))
+    negatives = {s.text for s in docs[0].sents} - {s.text for s in docs[0].spans["relevant_sents"]}
+    assert len(negatives) == 2 and "Penicillamine chelates copper in Wilson disease." in negatives
+    assert not any("Menkes" in n for d in docs for n in {s.text for s in d.sents} - set(questions[-1][2]))
+    again = snippet_reranking_docs(path, nlp, snippets_per_question=2, held_out_keys=question_keys("reranking", test))
+    assert [d.text for d in again] == [d.text for d in docs]  # seeded
+    with pytest.raises(ValueError, match="snippets_per_question must be at least 1"):
+        next(snippet_reranking_docs(path, nlp, snippets_per_question=0))
 
 
 def test_dev_split_keeps_questions_whole(nlp, tmp_path):
