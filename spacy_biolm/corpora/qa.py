@@ -128,15 +128,11 @@ def bioasq_golden_answers(path: Union[str, Path]) -> Dict[str, List[str]]:
     return answers
 
 
-def squad_json_to_docs(
-    path: Union[str, Path], nlp: Language, golden: Optional[Union[str, Path]] = None
-) -> Iterator[Doc]:
-    """SQuAD v1.1 JSON -> Docs with gold answer spans (and golden answers when ``golden`` is given)."""
-    path = Path(path)
+def _squad_pairs(path: Path) -> Iterator[Tuple[str, str, str, dict]]:
+    """(context, pair id, question, qa record) of every question of a SQuAD JSON, checked."""
     data = _load_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("data"), list):
         raise CorpusFormatError(path, None, "a SQuAD file has a top-level 'data' list")
-    golden_answers = bioasq_golden_answers(golden) if golden else None
     for article in data["data"]:
         for paragraph in article.get("paragraphs", []):
             context = paragraph.get("context")
@@ -147,34 +143,44 @@ def squad_json_to_docs(
                 question = qa.get("question") or ""
                 if not question.strip():
                     raise CorpusFormatError(path, None, f"example {pair_id!r}: empty question")
-                doc = make_question_doc(nlp, question.strip(), context, question_id=bioasq_question_id(pair_id))
-                spans, offsets, texts = [], [], []
-                for answer in qa.get("answers", []):
-                    text, start = answer.get("text"), answer.get("answer_start")
-                    if not isinstance(text, str) or not isinstance(start, int):
-                        raise CorpusFormatError(path, None, f"example {pair_id!r}: answer needs 'text' and an integer 'answer_start': {answer}")
-                    end = start + len(text)
-                    if context[start:end] != text:
-                        raise CorpusFormatError(
-                            path, None,
-                            f"example {pair_id!r}: answer {text!r} does not match the context at offset {start} "
-                            f"(found {context[start:end]!r})",
-                        )
-                    span = doc.char_span(start, end, alignment_mode="expand")
-                    if span is None or (start, end) in offsets:
-                        continue
-                    spans.append(span)
-                    offsets.append((start, end))
-                    texts.append(text)
-                doc.spans["answers"] = SpanGroup(doc, name="answers", spans=spans, attrs={"char_offsets": [list(o) for o in offsets]})
-                if golden_answers is not None:
-                    if doc._.question_id not in golden_answers:
-                        raise CorpusFormatError(golden, None, f"no golden answer for question {doc._.question_id!r} (example {pair_id!r} of {path})")
-                    doc._.gold_answers = golden_answers[doc._.question_id]
-                else:
-                    doc._.gold_answers = list(dict.fromkeys(texts))
-                doc.user_data["qa_pair_id"] = pair_id
-                yield doc
+                yield context, pair_id, question, qa
+
+
+def squad_json_to_docs(
+    path: Union[str, Path], nlp: Language, golden: Optional[Union[str, Path]] = None
+) -> Iterator[Doc]:
+    """SQuAD v1.1 JSON -> Docs with gold answer spans (and golden answers when ``golden`` is given)."""
+    path = Path(path)
+    golden_answers = bioasq_golden_answers(golden) if golden else None
+    for context, pair_id, question, qa in _squad_pairs(path):
+        doc = make_question_doc(nlp, question.strip(), context, question_id=bioasq_question_id(pair_id))
+        spans, offsets, texts = [], [], []
+        for answer in qa.get("answers", []):
+            text, start = answer.get("text"), answer.get("answer_start")
+            if not isinstance(text, str) or not isinstance(start, int):
+                raise CorpusFormatError(path, None, f"example {pair_id!r}: answer needs 'text' and an integer 'answer_start': {answer}")
+            end = start + len(text)
+            if context[start:end] != text:
+                raise CorpusFormatError(
+                    path, None,
+                    f"example {pair_id!r}: answer {text!r} does not match the context at offset {start} "
+                    f"(found {context[start:end]!r})",
+                )
+            span = doc.char_span(start, end, alignment_mode="expand")
+            if span is None or (start, end) in offsets:
+                continue
+            spans.append(span)
+            offsets.append((start, end))
+            texts.append(text)
+        doc.spans["answers"] = SpanGroup(doc, name="answers", spans=spans, attrs={"char_offsets": [list(o) for o in offsets]})
+        if golden_answers is not None:
+            if doc._.question_id not in golden_answers:
+                raise CorpusFormatError(golden, None, f"no golden answer for question {doc._.question_id!r} (example {pair_id!r} of {path})")
+            doc._.gold_answers = golden_answers[doc._.question_id]
+        else:
+            doc._.gold_answers = list(dict.fromkeys(texts))
+        doc.user_data["qa_pair_id"] = pair_id
+        yield doc
 
 
 def reranking_tsv_to_docs(path: Union[str, Path], nlp: Language, sents_per_doc: int = 0) -> Iterator[Doc]:
@@ -208,23 +214,11 @@ def _content_words(text: str) -> Set[str]:
 
 def _squad_snippets(path: Path) -> Dict[str, Tuple[str, List[str]]]:
     """``{BioASQ question id: (question, [distinct snippets])}`` of a SQuAD JSON, in file order."""
-    data = _load_json(path)
-    if not isinstance(data, dict) or not isinstance(data.get("data"), list):
-        raise CorpusFormatError(path, None, "a SQuAD file has a top-level 'data' list")
     questions: Dict[str, Tuple[str, List[str]]] = {}
-    for article in data["data"]:
-        for paragraph in article.get("paragraphs", []):
-            context = paragraph.get("context")
-            if not isinstance(context, str):
-                raise CorpusFormatError(path, None, f"a paragraph has no 'context' string: {str(paragraph)[:80]}")
-            for qa in paragraph.get("qas", []):
-                pair_id = str(qa.get("id", ""))
-                question = qa.get("question") or ""
-                if not question.strip():
-                    raise CorpusFormatError(path, None, f"example {pair_id!r}: empty question")
-                _, snippets = questions.setdefault(bioasq_question_id(pair_id), (question.strip(), []))
-                if context.strip() and context.strip() not in snippets:
-                    snippets.append(context.strip())
+    for context, pair_id, question, _ in _squad_pairs(path):
+        _, snippets = questions.setdefault(bioasq_question_id(pair_id), (question.strip(), []))
+        if context.strip() and context.strip() not in snippets:
+            snippets.append(context.strip())
     return questions
 
 
