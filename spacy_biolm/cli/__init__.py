@@ -5,7 +5,7 @@ One sub-app per area, each command a thin wrapper over a library function:
     spacy-biolm data       assets, collect-text, convert, convert-splits, hoc-split, convert-hoc
     spacy-biolm pretrain   vocab, extend-vocab, run
     spacy-biolm relations  convert, train, evaluate, cv, table
-    spacy-biolm qa         convert, corpora, evaluate, evaluate-project
+    spacy-biolm qa         convert, corpora, evaluate, evaluate-project, tune-lexical-weight
     spacy-biolm evaluate   seeds, encoders, seeds-table, tune, ner-table, release-meta, hoc, hoc-thresholds, hoc-test
     spacy-biolm docs       steps-table, scores-table, encoders-table, timed
     spacy-biolm profile    show, run (the project with a named budget: default, full)

@@ -97,3 +97,22 @@ def evaluate_project_cli(
 
     print(evaluate_qa_project(training_dir, corpus_dir, metrics_dir, paper_results=paper, name=name, gpu_id=gpu_id,
                               encoder=encoder))
+
+
+@app.command("tune-lexical-weight")
+def tune_lexical_weight_cli(
+    model_dir: Path = typer.Argument(..., help="Trained pipeline with an answer_reranker (e.g. training/answer_reranker/model-best); updated in place"),
+    dev_path: Path = typer.Argument(..., help="Reranking dev DocBin (corpus/qa/reranking/dev.spacy)"),
+    output: Optional[Path] = typer.Option(None, "--output", help="Also write the dev MRR of every weight here (JSON)"),
+    gpu_id: int = gpu_option(),
+):
+    """Choose the reranker's lexical_weight (BM25 of the question's terms beside the model's
+    margins, both standardised per question) on dev, and store it in the pipeline's config."""
+    from ..evaluation.qa import tune_lexical_weight
+
+    result = tune_lexical_weight(model_dir, dev_path, gpu_id=gpu_id)
+    curve = ", ".join(f"{w}: {v:.3f}" for w, v in result["dev_mrr"].items())
+    msg.good(f"{model_dir}: lexical_weight {result['lexical_weight']} (dev MRR over {result['questions']} questions: {curve})")
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps(result, indent=2), encoding="utf8")

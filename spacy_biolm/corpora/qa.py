@@ -388,8 +388,11 @@ def convert_qa_corpora(assets: Union[str, Path], output_dir: Union[str, Path], n
       questions of Bio-ELECTRA's dev.json (a tenth held out as dev); ``factoid/test.spacy``:
       Bio-ELECTRA's dev.json, the paper's test set; ``factoid/test_bioasq7b.spacy``: the BioASQ 7b
       test snippets with the golden answers.
-    * ``reranking/{train,dev}.spacy``: Bio-AnswerFinder's dev.tsv without the 21 questions it
-      shares with the test set, 16 candidates per Doc (a tenth of the questions as dev);
+    * ``reranking/train.spacy``: the factoid training set's snippets as reranking Docs
+      (``snippet_reranking_docs``), without the questions of either test set;
+      ``reranking/dev.spacy``: Bio-AnswerFinder's dev.tsv without the 21 questions it shares with
+      the test set, one Doc per question (all 79: a dev set of 8, as a tenth gave, chose the
+      checkpoint on noise and shipped a reranker below its untrained start);
       ``reranking/test.spacy``: Bio-ELECTRA's reranking test set, one Doc per question.
 
     ``limit`` keeps the first questions of each file only (quick runs). Returns the counts.
@@ -406,8 +409,9 @@ def convert_qa_corpora(assets: Union[str, Path], output_dir: Union[str, Path], n
         "factoid/test": ("squad", factoid / "bio_electra" / "dev.json", {}),
         "factoid/test_bioasq7b": ("squad", factoid / "biobert" / "BioASQ-test-factoid-7b.json",
                                   {"golden": factoid / "biobert" / "7B_golden.json"}),
-        "reranking/train": ("reranking", rerank / "bio_answerfinder" / "dev.tsv",
-                            {"exclude": [rerank / "bio_electra" / "test.tsv"], "dev_output": out / "reranking" / "dev.spacy", "sents_per_doc": 16}),
+        "reranking/train": ("snippets", factoid / "biobert" / "BioASQ-train-factoid-7b.json",
+                            {"exclude": [factoid / "bio_electra" / "dev.json", rerank / "bio_electra" / "test.tsv"]}),
+        "reranking/dev": ("reranking", rerank / "bio_answerfinder" / "dev.tsv", {"exclude": [rerank / "bio_electra" / "test.tsv"]}),
         "reranking/test": ("reranking", rerank / "bio_electra" / "test.tsv", {}),
     }
     return {

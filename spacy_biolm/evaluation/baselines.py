@@ -10,7 +10,9 @@ run (a score means nothing alone):
   snippets that are not in the question (nor stop words nor punctuation), in that order;
 * answer-sentence reranking: **zero-shot cosine**, candidates ranked by the cosine of their
   mean-pooled encoder embedding with the question's, with the encoder before any fine-tuning
-  (the random-order expectation comes with the reranker's scorer itself).
+  (the random-order expectation comes with the reranker's scorer itself); and **BM25**, the
+  candidates ranked by Okapi BM25 of the question's terms, document frequencies over each
+  question's own candidates (the lexical half of the reranker's ``lexical_weight``).
 
 NER's baseline is a trained model (spaCy's CNN, the ``train-ner-cnn`` step), not computed here.
 Each function returns ``(name, scores)``: a row title for the tables and the scorer's keys.
@@ -33,6 +35,7 @@ __all__ = [
     "majority_yes_no",
     "frequent_word_answers",
     "zero_shot_cosine_reranking",
+    "bm25_reranking",
     "mean_pooled_embeddings",
 ]
 
@@ -142,25 +145,44 @@ def mean_pooled_embeddings(encoder: Union[str, Path], texts: Sequence[str], batc
     return torch.cat(rows) if rows else torch.zeros((0, model.config.hidden_size))
 
 
+def _ranked_by(examples: Sequence[Example], score: Callable[[str, List[Span]], Sequence[float]], spans_key: str) -> dict:
+    """The reranking scores of each Doc's candidates sorted by ``score(question, candidates)``
+    (ties in document order)."""
+    from ..pipes.answer_reranker.component import candidate_sentences
+    from ..pipes.answer_reranker.scorer import score_reranking
+
+    def annotate(doc: Doc, eg: Example) -> None:
+        candidates = candidate_sentences(doc, "reranking baseline")
+        scores = [float(x) for x in score(get_question(doc, "reranking baseline"), candidates)]
+        ranked = sorted(zip(scores, candidates), key=lambda item: (-item[0], item[1].start))
+        doc.spans[spans_key] = SpanGroup(doc, name=spans_key, spans=[s for _, s in ranked],
+                                         attrs={"scores": [c for c, _ in ranked]})
+
+    return _rescored(examples, annotate, lambda egs: score_reranking(egs, spans_key))
+
+
+def bm25_reranking(examples: Sequence[Example], spans_key: str = "ranked_sents") -> Baseline:
+    """Candidates ranked by Okapi BM25 of the question's terms (document frequencies over the
+    question's own candidates)."""
+    from ..pipes.answer_reranker.lexical import bm25_scores
+
+    return "BM25 of the question's terms", _ranked_by(
+        examples, lambda question, candidates: bm25_scores(question, [s.text for s in candidates]), spans_key
+    )
+
+
 def zero_shot_cosine_reranking(
     examples: Sequence[Example], encoder: Union[str, Path], spans_key: str = "ranked_sents", batch_size: int = 32
 ) -> Baseline:
     """Candidates ranked by cosine(question, sentence) of ``encoder``'s mean-pooled embeddings."""
     from ..pipes.answer_reranker.component import candidate_sentences
-    from ..pipes.answer_reranker.scorer import score_reranking
 
     questions = sorted({get_question(eg.predicted, "zero-shot baseline") for eg in examples})
     sentences = sorted({s.text for eg in examples for s in candidate_sentences(eg.predicted, "zero-shot baseline")})
     vectors = mean_pooled_embeddings(encoder, questions + sentences, batch_size=batch_size)
     row = {text: i for i, text in enumerate(questions + sentences)}
 
-    def annotate(doc: Doc, eg: Example) -> None:
-        question = vectors[row[get_question(doc, "zero-shot baseline")]]
-        candidates = candidate_sentences(doc, "zero-shot baseline")
-        cosines = [float(vectors[row[s.text]] @ question) for s in candidates]
-        ranked = sorted(zip(cosines, candidates), key=lambda item: (-item[0], item[1].start))
-        doc.spans[spans_key] = SpanGroup(doc, name=spans_key, spans=[s for _, s in ranked],
-                                         attrs={"scores": [c for c, _ in ranked]})
+    def cosines(question: str, candidates: List[Span]) -> List[float]:
+        return [float(vectors[row[s.text]] @ vectors[row[question]]) for s in candidates]
 
-    name = f"zero-shot cosine ({Path(str(encoder)).name})"
-    return name, _rescored(examples, annotate, lambda egs: score_reranking(egs, spans_key))
+    return f"zero-shot cosine ({Path(str(encoder)).name})", _ranked_by(examples, cosines, spans_key)

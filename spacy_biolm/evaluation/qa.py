@@ -7,7 +7,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from spacy.training import Example
 
-from .baselines import frequent_word_answers, majority_yes_no, zero_shot_cosine_reranking
+from .baselines import bm25_reranking, frequent_word_answers, majority_yes_no, zero_shot_cosine_reranking
 
 __all__ = ["evaluate_qa", "evaluate_qa_files", "evaluate_qa_project", "load_qa_pipeline", "qa_results_table",
            "PROJECT_TEST_SETS"]
@@ -69,6 +69,49 @@ def evaluate_qa(
         baselines={name: {k: v for k, v in values.items() if not isinstance(v, dict)} for name, values in baseline_scores.items()},
     )
     return scores
+
+
+LEXICAL_WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+
+
+def tune_lexical_weight(
+    model_dir: Union[str, Path], dev_path: Union[str, Path], weights: Sequence[float] = LEXICAL_WEIGHTS,
+    gpu_id: int = -1, batch_size: int = 16,
+) -> Dict[str, object]:
+    """Choose the ``answer_reranker``'s ``lexical_weight`` (BM25 beside the model's margins) on a
+    reranking dev DocBin and store it in ``model_dir`` (its config.cfg and the component's saved
+    settings), so that loading the pipeline ranks with it. The model runs once; each weight
+    re-ranks its margins. The dev MRR of every weight is returned (and ties go to the smaller
+    weight: no lexical evidence unless it helps)."""
+    from spacy.util import load_config
+
+    from ..corpora.qa import QACorpus
+
+    model_dir = Path(model_dir)
+    nlp = load_qa_pipeline(model_dir, gpu_id=gpu_id)
+    names = [name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory == "answer_reranker"]
+    if not names:
+        raise ValueError(f"{model_dir}: the pipeline has no answer_reranker component")
+    name, reranker = names[0], nlp.get_pipe(names[0])
+    examples = list(QACorpus(dev_path)(nlp))
+    if not examples:
+        raise ValueError(f"{dev_path}: no Docs to tune the lexical weight on")
+    docs = [eg.predicted for eg in examples]
+    predictions = [reranker.predict(docs[i : i + batch_size]) for i in range(0, len(docs), batch_size)]
+    dev_mrr = {}
+    for weight in sorted(weights):
+        reranker.cfg["lexical_weight"] = float(weight)
+        for i, prediction in zip(range(0, len(docs), batch_size), predictions):
+            reranker.set_annotations(docs[i : i + batch_size], prediction)
+        dev_mrr[float(weight)] = reranker.score(examples)["rerank_mrr"]
+    best = max(dev_mrr, key=lambda w: (dev_mrr[w], -w))
+    reranker.cfg["lexical_weight"] = best
+    reranker.to_disk(model_dir / name)
+    config = load_config(model_dir / "config.cfg", interpolate=False)
+    config["components"][name]["lexical_weight"] = best
+    config.to_disk(model_dir / "config.cfg")
+    return {"component": name, "dev": str(dev_path), "questions": len(examples), "lexical_weight": best,
+            "dev_mrr": {str(w): v for w, v in dev_mrr.items()}}
 
 
 def evaluate_qa_files(
@@ -213,7 +256,7 @@ def evaluate_qa_project(
 ) -> str:
     """Evaluate the project's three QA pipelines (``training_dir/<task>/model-best``) on their test
     sets in one process, each beside its baselines on the same Docs (majority answer of the yes/no
-    training set, most frequent snippet word, zero-shot cosine of ``encoder`` when given); write
+    training set, most frequent snippet word, BM25 and the zero-shot cosine of ``encoder`` when given); write
     ``metrics_dir/<name>_test.json`` per test set and ``metrics_dir/qa_results.md`` (ours beside the
     baselines and the papers). Returns the table."""
     from ..corpora.qa import QACorpus
@@ -232,7 +275,7 @@ def evaluate_qa_project(
         elif task == "answer_span":
             baselines = [frequent_word_answers]
         else:
-            baselines = [lambda egs: zero_shot_cosine_reranking(egs, encoder)] if encoder else []
+            baselines = [bm25_reranking] + ([lambda egs: zero_shot_cosine_reranking(egs, encoder)] if encoder else [])
         scores = evaluate_qa(nlp, Path(corpus_dir) / data, batch_size=batch_size, baselines=baselines)
         written[metric_name] = metrics_dir / f"{metric_name}_test.json"
         written[metric_name].write_text(json.dumps(scores, indent=2), encoding="utf8")

@@ -25,6 +25,11 @@ Doc (the relevant ones are the target): the loss then asks only that a Doc's rel
 score above its other candidates, which is what MRR measures, not that every margin cross a global
 threshold; Docs without a relevant candidate give no listwise gradient and are not encoded.
 
+``lexical_weight`` > 0 ranks by ``z(margin) + lexical_weight * z(BM25)``, both standardised over
+the Doc's candidates (``lexical.py``): dense and lexical evidence fused, as hybrid retrievers do.
+``attrs["scores"]`` are then the fused scores. Training is unchanged (the loss sees the margins);
+the fusion applies wherever the component ranks, dev evaluation during training included.
+
 Gold Docs mark their relevant sentences in ``doc.spans["relevant_sents"]``.
 """
 
@@ -39,6 +44,7 @@ from thinc.api import Model
 from ..base import ClassifierPipe
 from ...doc_data import get_question
 from ..qa_pipe import qa_factory_config
+from .lexical import bm25_scores, fuse_scores
 from .scorer import gold_sentence_offsets
 from ...versions import check_built_version
 
@@ -54,7 +60,7 @@ LABELS = ("irrelevant", "relevant")
     default_config=qa_factory_config(
         "spacy-biolm.AnswerRerankerCosine.v1", "spacy-biolm.answer_reranker_scorer.v1", window=128, stride=32,
         head={"scale": 20.0, "centre": 0.6},
-        spans_key="ranked_sents", class_weights=None, negative_sampling=1.0, listwise=False,
+        spans_key="ranked_sents", class_weights=None, negative_sampling=1.0, listwise=False, lexical_weight=0.0,
     ),
     default_score_weights={"rerank_mrr": 1.0, "rerank_mrr_random": None, "rerank_questions": None},
 )
@@ -67,6 +73,7 @@ def make_answer_reranker(
     negative_sampling: float,
     scorer: Optional[Callable],
     listwise: bool = False,
+    lexical_weight: float = 0.0,
 ):
     """Create an ``answer_reranker`` component.
 
@@ -81,15 +88,19 @@ def make_answer_reranker(
         expected MRR of a random order).
     listwise: train with a softmax over each Doc's candidates (relevant ones the target) instead
         of a cross-entropy per candidate; ``class_weights`` must then be null.
+    lexical_weight: the weight of the candidates' BM25 against the question beside the model's
+        margins in the ranking (both standardised per Doc); 0.0 ranks by the margins alone.
     """
     check_built_version(nlp.meta)  # the pipeline's recorded spacy-biolm version vs this one
     if not 0.0 < negative_sampling <= 1.0:
         raise ValueError(f"{name}: negative_sampling must be in (0, 1], got {negative_sampling!r}")
     if listwise and class_weights is not None:
         raise ValueError(f"{name}: class_weights apply to the per-candidate loss; set them to null with listwise = true")
+    if not lexical_weight >= 0.0:
+        raise ValueError(f"{name}: lexical_weight must be >= 0, got {lexical_weight!r}")
     return AnswerReranker(
         nlp.vocab, model, name, spans_key=spans_key, class_weights=class_weights,
-        negative_sampling=negative_sampling, listwise=listwise, scorer=scorer,
+        negative_sampling=negative_sampling, listwise=listwise, lexical_weight=lexical_weight, scorer=scorer,
     )
 
 
@@ -165,8 +176,14 @@ class AnswerReranker(ClassifierPipe):
         for (i, sentence), margin in zip(owners, margins):
             per_doc.setdefault(i, []).append((float(margin), sentence))
         key = self.cfg["spans_key"]
+        lexical_weight = self.cfg.get("lexical_weight", 0.0)
         for i, doc in enumerate(docs):
-            ranked = sorted(per_doc.get(i, []), key=lambda item: (-item[0], item[1].start))
+            scored = per_doc.get(i, [])
+            if lexical_weight > 0 and scored:
+                lexical = bm25_scores(get_question(doc, self.name), [s.text for _, s in scored])
+                fused = fuse_scores([m for m, _ in scored], lexical, lexical_weight)
+                scored = [(float(f), s) for f, (_, s) in zip(fused, scored)]
+            ranked = sorted(scored, key=lambda item: (-item[0], item[1].start))
             doc.spans[key] = SpanGroup(
                 doc, name=key, spans=[s for _, s in ranked], attrs={"scores": [m for m, _ in ranked]}
             )
