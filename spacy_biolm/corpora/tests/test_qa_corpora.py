@@ -157,3 +157,23 @@ def test_our_training_sets_share_no_question_with_the_test_sets(tmp_path):
     test_ids = {d._.question_id for d in read_qa_docs("squad", factoid / "bio_electra" / "dev.json", fast)}
     train_ids = {d._.question_id for d in DocBin().from_disk(tmp_path / "f.spacy").get_docs(fast.vocab)}
     assert train_ids and not train_ids & test_ids
+
+
+def test_project_reranking_corpora_keep_test_questions_out_and_dev_whole(tmp_path):
+    from spacy_biolm.corpora.qa import convert_qa_corpora
+    from spacy_biolm.testing import SHARED_DATA
+
+    if not SHARED_DATA.is_dir():
+        pytest.skip("needs the corpus mirror in ../shared/data")
+    fast = spacy.blank("en")
+    report = convert_qa_corpora(SHARED_DATA, tmp_path, fast)
+    # dev: all 79 Bio-AnswerFinder questions that are not test questions, one Doc each.
+    assert report["reranking/dev"]["docs"] == report["reranking/dev"]["questions"] == 79
+    assert report["reranking/dev"]["excluded_questions"] == 21
+    read = lambda name: list(DocBin().from_disk(tmp_path / "reranking" / f"{name}.spacy").get_docs(fast.vocab))
+    keys = lambda docs: {" ".join(d._.question.lower().split()) for d in docs}
+    test, dev, train = read("test"), read("dev"), read("train")
+    factoid_test = keys(read_qa_docs("squad", SHARED_DATA / "qa_factoid" / "BioASQ" / "bio_electra" / "dev.json", fast))
+    assert len(train) == report["reranking/train"]["questions"] > 400
+    assert not keys(train) & (keys(test) | factoid_test) and not keys(dev) & keys(test)
+    assert all(len(d.spans["relevant_sents"]) >= 1 for d in train + dev)

@@ -55,3 +55,37 @@ def test_each_test_set_gets_its_baselines_in_the_same_run(qa_project, tiny_qa_en
     assert "| majority class (always yes) (baseline) |" in table
     assert "| most frequent snippet word (baseline) |" in table
     assert "zero-shot cosine" in table
+
+
+def test_tune_lexical_weight_stores_the_dev_best_weight_in_the_pipeline(qa_project, tmp_path):
+    import spacy
+
+    from spacy_biolm import make_question_doc
+    from spacy_biolm.evaluation.qa import tune_lexical_weight
+
+    model = qa_project / "training" / "answer_reranker" / "model-best"
+    nlp = spacy.load(model)
+    # Each question's relevant candidate is the only one that shares its terms.
+    rows = []
+    for drug, disease in [("tamoxifen", "breast cancer"), ("imatinib", "leukaemia"), ("metformin", "diabetes")]:
+        question = f"Which drug treats {disease}?"
+        rows += [f"1\t{question}\t{drug} treats {disease} .", f"0\t{question}\tThe cell divides quickly .",
+                 f"0\t{question}\tA protein binds the receptor ."]
+    convert_qa("reranking", _tsv(tmp_path / "dev.tsv", "label\tquestion\tanswer_candidate", rows), tmp_path / "dev.spacy", nlp)
+    result = tune_lexical_weight(model, tmp_path / "dev.spacy", weights=(0.0, 4.0))
+    assert result["questions"] == 3 and set(result["dev_mrr"]) == {"0.0", "4.0"}
+    assert result["dev_mrr"]["4.0"] == 1.0 and result["lexical_weight"] == 4.0
+    loaded = spacy.load(model)
+    assert loaded.get_pipe("answer_reranker").cfg["lexical_weight"] == 4.0
+    assert loaded.config["components"]["answer_reranker"]["lexical_weight"] == 4.0
+    doc = loaded(make_question_doc(loaded, "Which drug treats gout?", ["The cell divides quickly .", "colchicine treats gout ."]))
+    assert doc.spans["ranked_sents"][0].text == "colchicine treats gout ."
+    with pytest.raises(ValueError, match="no answer_reranker"):
+        tune_lexical_weight(qa_project / "training" / "yes_no" / "model-best", tmp_path / "dev.spacy")
+
+
+def test_bm25_baseline_sits_beside_the_reranker(qa_project):
+    evaluate_qa_project(qa_project / "training", qa_project / "corpus", qa_project / "metrics")
+    scores = json.loads((qa_project / "metrics" / "answer_reranker_test.json").read_text())
+    # The relevant candidate repeats the question; the other shares none of its terms.
+    assert scores["baselines"]["BM25 of the question's terms"]["rerank_mrr"] == 1.0

@@ -76,7 +76,7 @@ def test_random_order_baseline_and_ties_by_hand():
     assert scores["rerank_mrr_random"] == pytest.approx((11 / 18 + 5 / 6) / 2)
 
 
-def _fixed_logits_reranker(nlp, logits_by_sentence, negative_sampling=1.0):
+def _fixed_logits_reranker(nlp, logits_by_sentence, negative_sampling=1.0, lexical_weight=0.0):
     """An answer_reranker whose model gives fixed (irrelevant, relevant) logits per sentence."""
 
     def forward(model, pairs, is_train):
@@ -85,7 +85,7 @@ def _fixed_logits_reranker(nlp, logits_by_sentence, negative_sampling=1.0):
         return output, lambda d_output: d_output
 
     return make_answer_reranker(nlp, "answer_reranker", Model("fixed_logits", forward), "ranked_sents", None,
-                                negative_sampling, score_reranking)
+                                negative_sampling, score_reranking, lexical_weight=lexical_weight)
 
 
 def test_saturated_probabilities_still_rank_by_the_logit_margin():
@@ -104,6 +104,24 @@ def test_saturated_probabilities_still_rank_by_the_logit_margin():
     scores = reranker.score([Example(doc, _gold(nlp, SENTENCES, {2}))])
     assert scores["rerank_mrr"] == 1.0
     assert scores["rerank_mrr_random"] == pytest.approx(11 / 18)
+
+
+def test_lexical_weight_lets_the_question_terms_lift_a_sentence_the_model_ranks_low():
+    nlp = spacy.blank("en")
+    # The model prefers the gene sentences; only the last sentence shares the question's terms.
+    logits = {SENTENCES[0]: (0.0, 2.0), SENTENCES[1]: (0.0, 0.5), SENTENCES[2]: (0.0, 1.0)}
+    gold = _gold(nlp, SENTENCES, {1})
+    by_model = _fixed_logits_reranker(nlp, logits)(make_question_doc(nlp, QUESTION, SENTENCES, "q1"))
+    assert by_model.spans["ranked_sents"][0].text == SENTENCES[0]
+    fused = _fixed_logits_reranker(nlp, logits, lexical_weight=2.0)(make_question_doc(nlp, QUESTION, SENTENCES, "q1"))
+    ranked = fused.spans["ranked_sents"]
+    assert ranked[0].text == SENTENCES[1]
+    assert ranked.attrs["scores"] == sorted(ranked.attrs["scores"], reverse=True)
+    reranker = _fixed_logits_reranker(nlp, logits, lexical_weight=2.0)
+    assert reranker.score([Example(fused, gold)])["rerank_mrr"] == 1.0
+    assert _fixed_logits_reranker(nlp, logits).score([Example(by_model, gold)])["rerank_mrr"] == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="lexical_weight must be >= 0"):
+        _fixed_logits_reranker(nlp, logits, lexical_weight=-1.0)
 
 
 def test_negative_sampling_keeps_every_relevant_candidate_and_a_fraction_of_the_others():
