@@ -67,18 +67,21 @@ def evaluate_cli(
     batch_size: int = typer.Option(16, "--batch-size", "-b"),
     threads: int = typer.Option(0, "--threads", help="torch CPU threads (0: torch's default)"),
     limit: int = typer.Option(0, "--limit", help="Score only the first N Docs (0: all)"),
+    reranking_baselines: Optional[Path] = typer.Option(None, "--reranking-baselines", help="Reranking DocBins: also score BM25 and the zero-shot cosine of this encoder on the same Docs"),
     gpu_id: int = gpu_option(),
 ):
     """Score a QA pipeline (`spacy evaluate` would drop the questions) and time it: questions/s."""
-    from ..evaluation.qa import evaluate_qa_files
+    from ..evaluation.qa import evaluate_qa_files, reranking_baselines as baselines_of
 
     if outputs and len(outputs) != len(data_paths):
         raise typer.BadParameter(f"give one --output per DocBin ({len(data_paths)}), got {len(outputs)}")
     results = evaluate_qa_files(model, data_paths, outputs, gpu_id=gpu_id, threads=threads, batch_size=batch_size,
-                                limit=limit)
+                                limit=limit, baselines=baselines_of(reranking_baselines) if reranking_baselines else ())
     for data_path, scores in results.items():
         msg.divider(data_path)
-        msg.table([(k, f"{v:.4f}" if isinstance(v, float) else v) for k, v in scores.items()], divider=True)
+        msg.table([(k, f"{v:.4f}" if isinstance(v, float) else v) for k, v in scores.items() if k != "baselines"], divider=True)
+        for name, values in scores.get("baselines", {}).items():
+            msg.info(f"baseline {name}: " + ", ".join(f"{k} {v:.4f}" for k, v in values.items() if isinstance(v, float)))
 
 
 @app.command("evaluate-project")

@@ -71,6 +71,12 @@ def evaluate_qa(
     return scores
 
 
+def reranking_baselines(encoder: Optional[Union[str, Path]] = None) -> List[Callable[[List[Example]], Tuple[str, dict]]]:
+    """The rankings a reranker must beat on the same Docs: BM25 of the question's terms and, with
+    ``encoder``, the zero-shot cosine of its mean-pooled embeddings."""
+    return [bm25_reranking] + ([lambda egs: zero_shot_cosine_reranking(egs, encoder)] if encoder else [])
+
+
 LEXICAL_WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
 
 
@@ -122,15 +128,17 @@ def evaluate_qa_files(
     threads: int = 0,
     batch_size: int = 16,
     limit: int = 0,
+    baselines: Sequence[Callable[[List[Example]], Tuple[str, dict]]] = (),
 ) -> Dict[str, Dict[str, float]]:
-    """Load ``model`` once and :func:`evaluate_qa` it on each QA DocBin of ``data_paths``; with
-    ``outputs`` (one per DocBin), write each one's scores there as JSON. Returns ``{data path: scores}``."""
+    """Load ``model`` once and :func:`evaluate_qa` it on each QA DocBin of ``data_paths`` (beside
+    ``baselines``); with ``outputs`` (one per DocBin), write each one's scores there as JSON.
+    Returns ``{data path: scores}``."""
     if outputs and len(outputs) != len(data_paths):
         raise ValueError(f"give one output per DocBin ({len(data_paths)}), got {len(outputs)}")
     nlp = load_qa_pipeline(model, gpu_id=gpu_id, threads=threads)
     results = {}
     for i, data_path in enumerate(data_paths):
-        results[str(data_path)] = scores = evaluate_qa(nlp, data_path, batch_size=batch_size, limit=limit)
+        results[str(data_path)] = scores = evaluate_qa(nlp, data_path, batch_size=batch_size, limit=limit, baselines=baselines)
         if outputs:
             Path(outputs[i]).parent.mkdir(parents=True, exist_ok=True)
             Path(outputs[i]).write_text(json.dumps(scores, indent=2), encoding="utf8")
@@ -275,7 +283,7 @@ def evaluate_qa_project(
         elif task == "answer_span":
             baselines = [frequent_word_answers]
         else:
-            baselines = [bm25_reranking] + ([lambda egs: zero_shot_cosine_reranking(egs, encoder)] if encoder else [])
+            baselines = reranking_baselines(encoder)
         scores = evaluate_qa(nlp, Path(corpus_dir) / data, batch_size=batch_size, baselines=baselines)
         written[metric_name] = metrics_dir / f"{metric_name}_test.json"
         written[metric_name].write_text(json.dumps(scores, indent=2), encoding="utf8")
