@@ -22,6 +22,7 @@ __all__ = [
     "format_mean_std",
     "seeds_table",
     "datasets_table",
+    "summarise_score_files",
     "run_seeds",
     "recipe_fingerprint",
     "plot_seed_scores",
@@ -118,6 +119,36 @@ def summarise(runs: Sequence[Dict[str, float]], metrics: Iterable[str]) -> Dict[
         var = sum((v - mean) ** 2 for v in values) / (len(values) - 1) if len(values) > 1 else 0.0
         summary[metric] = {"mean": mean, "std": math.sqrt(var), "n": len(values), "values": values}
     return summary
+
+
+def summarise_score_files(
+    rows: Dict[str, Sequence[Path]], metrics: Dict[str, str], output: Path, title: str
+) -> Dict[str, Dict[str, object]]:
+    """Mean (std) over seeds of test scores already written, one evaluation JSON per seed (e.g. runs
+    trained side by side on a GPU rather than by ``evaluate seeds``): ``rows`` maps a row name to its
+    seeds' files, ``metrics`` a score key to its column title. Writes ``output`` (Markdown, ``title``
+    above the table) and its ``.json`` (every file's scores and the summary); a file without one of
+    the metrics is named in the KeyError."""
+    results: Dict[str, Dict[str, object]] = {}
+    for row, paths in rows.items():
+        if not paths:
+            raise ValueError(f"{row}: no score files")
+        runs = []
+        for path in paths:
+            scores = json.loads(Path(path).read_text(encoding="utf8"))
+            missing = [key for key in metrics if scores.get(key) is None]
+            if missing:
+                raise KeyError(f"{path}: no {missing} among its scores {sorted(scores)}")
+            runs.append({key: scores[key] for key in metrics})
+        results[row] = {"files": [str(p) for p in paths], "summary": summarise(runs, metrics)}
+    header = ["model", "seeds"] + list(metrics.values())
+    table_rows = [[row, str(len(result["files"]))]
+                  + [format_mean_std(result["summary"][k]["mean"], result["summary"][k]["std"]) for k in metrics]
+                  for row, result in results.items()]
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(f"{title}\n\n{markdown_table(header, table_rows)}\n", encoding="utf8")
+    output.with_suffix(".json").write_text(json.dumps(results, indent=2), encoding="utf8")
+    return results
 
 
 def format_mean_std(mean: float, std: float, scale: float = 100.0, digits: int = 2) -> str:
