@@ -103,27 +103,6 @@ def seeds_table_cli(
         print(write_datasets_table(output, parse_named_paths(runs), paper, name=name, row_title=row_title))
 
 
-@app.command("summarise-seeds")
-def summarise_seeds_cli(
-    output: Path = typer.Argument(..., help="Markdown table to write (its .json goes beside it)"),
-    rows: List[str] = typer.Argument(..., help="ROW=GLOB pairs: a row's per-seed test JSONs, e.g. 'yes/no=metrics/yes_no_seed*_test.json'"),
-    metric: List[str] = typer.Option(..., "--metric", help="KEY=TITLE: a score key of the files and its column, repeatable"),
-    title: str = typer.Option("Test scores, percent, mean (std) over seeds.", "--title", help="The line above the table"),
-):
-    """Mean (std) over seeds of evaluation JSONs already written, one per seed (runs trained side by
-    side on a GPU, say), as a Markdown table and JSON."""
-    from glob import glob
-
-    from ..evaluation.seeds import summarise_score_files
-    from ..evaluation.tables import parse_named_paths
-
-    with user_errors():
-        named = {row: [Path(p) for p in sorted(glob(str(pattern)))] for row, pattern in parse_named_paths(rows).items()}
-        metrics = {key: column for key, column in (m.split("=", 1) if "=" in m else (m, m) for m in metric)}
-        summarise_score_files(named, metrics, output, title)
-    print(output.read_text(encoding="utf8"))
-
-
 @app.command("tune", context_settings=PASS_OVERRIDES)
 def tune_cli(
     ctx: typer.Context,

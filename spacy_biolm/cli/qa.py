@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 from wasabi import msg
 
-from ._common import gpu_option, sub_app
+from ._common import gpu_option, sub_app, user_errors
 
 __all__ = ["app"]
 
@@ -100,6 +100,25 @@ def evaluate_project_cli(
 
     print(evaluate_qa_project(training_dir, corpus_dir, metrics_dir, paper_results=paper, name=name, gpu_id=gpu_id,
                               encoder=encoder))
+
+
+@app.command("seeds-table")
+def seeds_table_cli(
+    output: Path = typer.Argument(..., help="Markdown table to write (its .json goes beside it)"),
+    task: str = typer.Argument(..., help="yes_no, answer_span, answer_span_bioasq7b or answer_reranker"),
+    rows: List[str] = typer.Argument(..., help="ROW=GLOB pairs: a row's per-seed test JSONs (`qa evaluate --output`), e.g. '3 epochs=metrics/yes_no_seed*_test.json'"),
+    paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json to set beside ours"),
+):
+    """One QA task's test scores over seeds, from evaluation files already written (one per seed):
+    mean (std) per row, beside the baselines scored on the same test set and the papers' rows."""
+    from glob import glob
+
+    from ..evaluation.qa import write_qa_seeds_table
+    from ..evaluation.tables import parse_named_paths
+
+    with user_errors():
+        named = {row: [Path(p) for p in sorted(glob(str(pattern)))] for row, pattern in parse_named_paths(rows).items()}
+        print(write_qa_seeds_table(output, task, named, paper))
 
 
 @app.command("tune-lexical-weight")

@@ -8,9 +8,11 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 from spacy.training import Example
 
 from .baselines import bm25_reranking, frequent_word_answers, majority_yes_no, zero_shot_cosine_reranking
+from .seeds import format_mean_std, summarise_score_files
+from .tables import markdown_table
 
 __all__ = ["evaluate_qa", "evaluate_qa_files", "evaluate_qa_project", "load_qa_pipeline", "qa_results_table",
-           "PROJECT_TEST_SETS"]
+           "write_qa_seeds_table", "PROJECT_TEST_SETS"]
 
 
 def load_qa_pipeline(model: Union[str, Path], gpu_id: int = -1, threads: int = 0):
@@ -221,14 +223,22 @@ def _paper_rows(paper: dict, source: str, section: str, n_columns: int) -> List[
     return rows
 
 
+def _read_paper(paper_results: Optional[Path]) -> dict:
+    return json.loads(Path(paper_results).read_text(encoding="utf8")) if paper_results and Path(paper_results).is_file() else {}
+
+
+def _task(task: str):
+    if task not in _TASKS:
+        raise ValueError(f"unknown QA task {task!r}; expected one of {sorted(_TASKS)}")
+    return _TASKS[task]
+
+
 def qa_results_table(metrics: Dict[str, Path], paper_results: Optional[Path] = None, name: str = "spacy-biolm") -> str:
     """Markdown tables, one per task in ``metrics`` (task -> evaluate-qa JSON), with the papers' rows."""
-    paper = json.loads(Path(paper_results).read_text(encoding="utf8")) if paper_results and Path(paper_results).is_file() else {}
+    paper = _read_paper(paper_results)
     out: List[str] = []
     for task, path in metrics.items():
-        if task not in _TASKS:
-            raise ValueError(f"unknown QA task {task!r}; expected one of {sorted(_TASKS)}")
-        title, columns, (source, section) = _TASKS[task]
+        title, columns, (source, section) = _task(task)
         scores = json.loads(Path(path).read_text(encoding="utf8"))
         mrr_only = task == "answer_reranker"
         ours = [f"{scores.get(key):.3f}" if mrr_only and scores.get(key) is not None else _pct(scores.get(key)) for _, key in columns]
@@ -239,6 +249,29 @@ def qa_results_table(metrics: Dict[str, Path], paper_results: Optional[Path] = N
         out += ["| " + " | ".join(row) + " |" for row in _paper_rows(paper, source, section, len(columns))]
         out.append("")
     return "\n".join(out)
+
+
+def write_qa_seeds_table(
+    output: Union[str, Path], task: str, rows: Dict[str, Sequence[Path]], paper_results: Optional[Path] = None
+) -> str:
+    """One QA task's test scores over seeds, from evaluation JSONs already written (one per seed, e.g.
+    runs trained side by side on a GPU): each row's mean (std) in the task's columns, then the
+    baselines its first file reports (scored on the same test Docs) and the papers' rows. Writes
+    ``output`` (Markdown) and its ``.json`` (the files and summaries); returns the table."""
+    title, columns, (source, section) = _task(task)
+    results = summarise_score_files(rows, [key for _, key in columns])
+    scale, digits = (1.0, 3) if task == "answer_reranker" else (100.0, 2)
+    table_rows = [[f"{row} (ours)", *(format_mean_std(result["summary"][key]["mean"], result["summary"][key]["std"], scale, digits)
+                                      for _, key in columns), str(len(result["files"]))]
+                  for row, result in results.items()]
+    first = json.loads(Path(next(iter(results.values()))["files"][0]).read_text(encoding="utf8"))
+    table_rows += _baseline_rows(task, first) + _paper_rows(_read_paper(paper_results), source, section, len(columns))
+    table = f"### {title}, mean (std) over seeds\n\n" + markdown_table(["model", *(c for c, _ in columns), "seeds"], table_rows)
+    output = Path(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(table + "\n", encoding="utf8")
+    output.with_suffix(".json").write_text(json.dumps({"task": task, "rows": results}, indent=2), encoding="utf8")
+    return table
 
 
 # The project's QA test sets: metrics name -> (pipeline under training/, DocBin under corpus/qa/).

@@ -121,14 +121,12 @@ def summarise(runs: Sequence[Dict[str, float]], metrics: Iterable[str]) -> Dict[
     return summary
 
 
-def summarise_score_files(
-    rows: Dict[str, Sequence[Path]], metrics: Dict[str, str], output: Path, title: str
-) -> Dict[str, Dict[str, object]]:
-    """Mean (std) over seeds of test scores already written, one evaluation JSON per seed (e.g. runs
-    trained side by side on a GPU rather than by ``evaluate seeds``): ``rows`` maps a row name to its
-    seeds' files, ``metrics`` a score key to its column title. Writes ``output`` (Markdown, ``title``
-    above the table) and its ``.json`` (every file's scores and the summary); a file without one of
-    the metrics is named in the KeyError."""
+def summarise_score_files(rows: Dict[str, Sequence[Path]], metrics: Iterable[str]) -> Dict[str, Dict[str, object]]:
+    """Mean (std) over seeds of test scores already written, one evaluation JSON per seed (runs
+    trained side by side on a GPU rather than by ``evaluate seeds``, say): ``rows`` maps a row name
+    to its seeds' files. Returns ``{row: {"files", "summary"}}``; a row without files, or a file
+    without one of the ``metrics``, is named in the error."""
+    metrics = list(metrics)
     results: Dict[str, Dict[str, object]] = {}
     for row, paths in rows.items():
         if not paths:
@@ -141,13 +139,6 @@ def summarise_score_files(
                 raise KeyError(f"{path}: no {missing} among its scores {sorted(scores)}")
             runs.append({key: scores[key] for key in metrics})
         results[row] = {"files": [str(p) for p in paths], "summary": summarise(runs, metrics)}
-    header = ["model", "seeds"] + list(metrics.values())
-    table_rows = [[row, str(len(result["files"]))]
-                  + [format_mean_std(result["summary"][k]["mean"], result["summary"][k]["std"]) for k in metrics]
-                  for row, result in results.items()]
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(f"{title}\n\n{markdown_table(header, table_rows)}\n", encoding="utf8")
-    output.with_suffix(".json").write_text(json.dumps(results, indent=2), encoding="utf8")
     return results
 
 

@@ -1,6 +1,7 @@
 import json
+import math
 
-from spacy_biolm.evaluation.qa import qa_results_table
+from spacy_biolm.evaluation.qa import qa_results_table, write_qa_seeds_table
 
 
 def test_reranker_table_shows_the_random_order_baseline_beside_ours_and_the_paper(tmp_path):
@@ -43,3 +44,39 @@ def test_speed_on_a_gpu_says_so(tmp_path):
     metrics = tmp_path / "yes_no.json"
     metrics.write_text(json.dumps({"yes_no_f_yes": 0.9, "questions_per_second": 239.6, "torch_threads": 2, "device": "gpu"}))
     assert "| spacy-biolm (ours) |  |  | 90.00 |  |  |  | 239.6 (GPU) |" in qa_results_table({"yes_no": metrics})
+
+
+def test_seeds_table_has_each_rows_mean_std_then_the_same_test_sets_baselines_and_the_paper(tmp_path):
+    majority = {"majority class (always yes)": {"yes_no_f_yes": 0.8571, "yes_no_f_no": 0.0}}
+    for seed, (f_yes, f_no) in enumerate([(0.90, 0.40), (0.80, 0.60)]):
+        (tmp_path / f"yes_no_seed{seed}_test.json").write_text(json.dumps(
+            {"yes_no_p_yes": 0.9, "yes_no_r_yes": 0.9, "yes_no_f_yes": f_yes, "yes_no_p_no": 0.5, "yes_no_r_no": 0.5,
+             "yes_no_f_no": f_no, "baselines": majority}))
+    paper = tmp_path / "paper.json"
+    paper.write_text(json.dumps({"bio_electra_2020": {
+        "models": {"bio_electra": "Bio-ELECTRA"}, "yesno_bioasq8b": {"bio_electra": [1, 2, 92.66, 4, 5, 58.18]}}}))
+    output = tmp_path / "tables" / "yes_no_seeds.md"
+    files = sorted(tmp_path.glob("yes_no_seed*_test.json"))
+    table = write_qa_seeds_table(output, "yes_no", {"3 epochs": files}, paper)
+    spread_yes, spread_no = 100 * math.sqrt(0.005), 100 * math.sqrt(0.02)  # sample std of (.9, .8) and (.4, .6)
+    assert [line for line in table.splitlines() if line.startswith("| ")] == [
+        "| model | P yes | R yes | F1 yes | P no | R no | F1 no | seeds |",
+        f"| 3 epochs (ours) | 90.00 (0.00) | 90.00 (0.00) | 85.00 ({spread_yes:.2f}) | 50.00 (0.00) | 50.00 (0.00) "
+        f"| 50.00 ({spread_no:.2f}) | 2 |",
+        "| majority class (always yes) (baseline) |  |  | 85.71 |  |  | 0.00 |  |",
+        "| Bio-ELECTRA (paper) | 1.00 | 2.00 | 92.66 | 4.00 | 5.00 | 58.18 |  |",
+    ]
+    assert output.read_text(encoding="utf8").strip() == table.strip()
+    written = json.loads(output.with_suffix(".json").read_text())
+    assert written["task"] == "yes_no" and written["rows"]["3 epochs"]["files"] == [str(f) for f in files]
+
+
+def test_seeds_table_cli_names_a_row_without_files(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+
+    result = CliRunner().invoke(app, ["qa", "seeds-table", str(tmp_path / "t.md"), "yes_no", f"none={tmp_path}/x*.json"])
+    assert result.exit_code == 1 and "none: no score files" in result.output
+    unknown = CliRunner().invoke(app, ["qa", "seeds-table", str(tmp_path / "t.md"), "yes_maybe", f"none={tmp_path}/x*.json"])
+    assert unknown.exit_code == 1 and "unknown QA task 'yes_maybe'" in unknown.output
