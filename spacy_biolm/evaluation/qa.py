@@ -256,7 +256,7 @@ def write_qa_seeds_table(
 ) -> str:
     """One QA task's test scores over seeds, from evaluation JSONs already written (one per seed, e.g.
     runs trained side by side on a GPU): each row's mean (std) in the task's columns, then the
-    baselines its first file reports (scored on the same test Docs) and the papers' rows. Writes
+    baselines the first file reporting them holds (scored on the same test Docs) and the papers' rows. Writes
     ``output`` (Markdown) and its ``.json`` (the files and summaries); returns the table."""
     title, columns, (source, section) = _task(task)
     results = summarise_score_files(rows, [key for _, key in columns])
@@ -264,8 +264,10 @@ def write_qa_seeds_table(
     table_rows = [[f"{row} (ours)", *(format_mean_std(result["summary"][key]["mean"], result["summary"][key]["std"], scale, digits)
                                       for _, key in columns), str(len(result["files"]))]
                   for row, result in results.items()]
-    first = json.loads(Path(next(iter(results.values()))["files"][0]).read_text(encoding="utf8"))
-    table_rows += _baseline_rows(task, first) + _paper_rows(_read_paper(paper_results), source, section, len(columns))
+    # The baselines of the first file that reports them (`qa evaluate-project` scores them; `qa evaluate` may not).
+    files = [json.loads(Path(f).read_text(encoding="utf8")) for result in results.values() for f in result["files"]]
+    with_baselines = next((scores for scores in files if scores.get("baselines")), {})
+    table_rows += _baseline_rows(task, with_baselines) + _paper_rows(_read_paper(paper_results), source, section, len(columns))
     table = f"### {title}, mean (std) over seeds\n\n" + markdown_table(["model", *(c for c, _ in columns), "seeds"], table_rows)
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)

@@ -80,3 +80,14 @@ def test_seeds_table_cli_names_a_row_without_files(tmp_path):
     assert result.exit_code == 1 and "none: no score files" in result.output
     unknown = CliRunner().invoke(app, ["qa", "seeds-table", str(tmp_path / "t.md"), "yes_maybe", f"none={tmp_path}/x*.json"])
     assert unknown.exit_code == 1 and "unknown QA task 'yes_maybe'" in unknown.output
+
+
+def test_seeds_table_takes_the_baselines_from_whichever_seed_file_reports_them(tmp_path):
+    random_order = {"BM25 of the question's terms": {"rerank_mrr": 0.258}}
+    (tmp_path / "seed0.json").write_text(json.dumps({"rerank_mrr": 0.28}))  # `qa evaluate` without baselines
+    (tmp_path / "seed1.json").write_text(json.dumps({"rerank_mrr": 0.30, "baselines": random_order}))
+    table = write_qa_seeds_table(tmp_path / "t.md", "answer_reranker", {"fused": sorted(tmp_path.glob("seed*.json"))})
+    assert [line for line in table.splitlines() if line.startswith("| ")][1:] == [
+        f"| fused (ours) | 0.290 ({math.sqrt(0.0002):.3f}) | 2 |",
+        "| BM25 of the question's terms (baseline) | 0.258 |  |",
+    ]
