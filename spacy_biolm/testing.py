@@ -12,7 +12,7 @@ import random
 import string
 import tempfile
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 __all__ = [
     "device_params",
@@ -33,6 +33,7 @@ __all__ = [
     "overfit",
     "RELEASE_SENTENCE",
     "make_tiny_release",
+    "make_tiny_one_encoder_release",
 ]
 
 #: The repository checkout (configs/, project.yml, benchmarks/) and the shared data mirror beside it.
@@ -367,7 +368,6 @@ def make_tiny_release(out: Path, encoder_dir: Optional[Path] = None) -> Path:
     ``relation_extractor``, ``hallmarks``, and the disabled ``yes_no``, ``answer_span``, ``answer_reranker``).
     Returns ``out / "release"``; the task pipelines are beside it (``out / "ner"``, ...). ~10 s.
     """
-    from spacy.training.initialize import get_sourced_components
     from spacy.util import fix_random_seed, load_config, load_model_from_config
 
     out = Path(out)
@@ -385,12 +385,47 @@ def make_tiny_release(out: Path, encoder_dir: Optional[Path] = None) -> Path:
         nlp.initialize(lambda nlp=nlp, task=task: _release_examples(nlp, task))
         nlp.to_disk(out / task)
         overrides[f"paths.{variable}"] = str(out / task)
-    # `spacy assemble configs/release.cfg`, in this process
-    config = load_config(REPO / "configs" / "release.cfg", overrides=overrides, interpolate=False)
+    return _assemble("release.cfg", overrides, out / "release")
+
+
+def _assemble(config_name: str, overrides: Dict[str, str], out: Path) -> Path:
+    """``spacy assemble configs/CONFIG_NAME OUT`` with ``overrides`` (its ``paths.*``), in this process."""
+    from spacy.training.initialize import get_sourced_components
+    from spacy.util import load_config, load_model_from_config
+
+    config = load_config(REPO / "configs" / config_name, overrides=overrides, interpolate=False)
     nlp = load_model_from_config(config, auto_fill=True)
     sourced = get_sourced_components(config.interpolate())
     nlp._link_components()
     with nlp.select_pipes(disable=[*sourced]):
         nlp.initialize()
-    nlp.to_disk(out / "release")
-    return out / "release"
+    nlp.to_disk(out)
+    return out
+
+
+def make_tiny_one_encoder_release(tiny_release: Path, out: Path, trained: Optional[Dict[str, Path]] = None) -> Path:
+    """``configs/release_one_encoder.cfg`` assembled from :func:`make_tiny_release`'s pipelines
+    (``tiny_release``): ``ner_gene``, ``hallmarks`` and the fast-mode ``relation_extractor`` are
+    initialised (not trained) on its disease NER's transformer, frozen, as ``spacy-biolm release
+    share-encoder`` configures them; ``trained`` (``{"ner_gene": DIR, ...}``) replaces any of
+    those task pipelines with one trained that way. Returns ``out / "release"``."""
+    from spacy.util import fix_random_seed, load_config, load_model_from_config
+
+    from .training.shared_encoder import share_encoder
+
+    out, source = Path(out), Path(tiny_release).parent / "ner"
+    out.mkdir(parents=True, exist_ok=True)
+    fix_random_seed(0)
+    paths = {"ner": source, **{qa: source.parent / qa for qa in ("yes_no", "answer_span", "answer_reranker")}}
+    for task, config_name, extra in [("ner_gene", "ner.cfg", {}), ("hoc", "hoc.cfg", {}),
+                                     ("relations", "relations_gad_fast.cfg", {"components.relation_extractor.labels": ["ASSOCIATION"]})]:
+        if trained and task in trained:
+            paths[task] = Path(trained[task])
+            continue
+        config = share_encoder(load_config(REPO / "configs" / config_name, overrides=extra, interpolate=False), source)
+        nlp = load_model_from_config(config.interpolate(), auto_fill=True, validate=True)
+        with nlp.select_pipes(disable=["transformer"]):  # the frozen, sourced encoder keeps its weights
+            nlp.initialize(lambda nlp=nlp, task=task: _release_examples(nlp, task))
+        nlp.to_disk(out / task)
+        paths[task] = out / task
+    return _assemble("release_one_encoder.cfg", {f"paths.{k}": str(v) for k, v in paths.items()}, out / "release")

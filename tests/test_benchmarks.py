@@ -247,3 +247,34 @@ def test_long_documents_benchmark_measures_a_trained_pipeline_as_shipped(tmp_pat
     assert run["sentences"] > 1 and whole["sentences"] is None  # its sentencizer, then without it
     assert run["entities"] == whole["entities"] > 0
     assert whole["classified_pairs"] + whole["skipped_pairs"] > run["classified_pairs"] + run["skipped_pairs"]
+
+
+def test_release_encoders_benchmark_counts_encoder_passes(tiny_release, tmp_path):
+    """An encoder per task reads every token once per encoder (and the anonymised relation
+    extractor once more per pair); the one-encoder release reads it once."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    from spacy_biolm.testing import RELEASE_SENTENCE, bio_text_documents, make_tiny_one_encoder_release
+
+    one = make_tiny_one_encoder_release(tiny_release, tmp_path / "one")
+    nlp = spacy.load(tiny_release)
+    texts = [RELEASE_SENTENCE] * 3 + [line for line in bio_text_documents(4, seed=1).splitlines() if line][:12]
+    DocBin(docs=[nlp.make_doc(t) for t in texts]).to_disk(tmp_path / "texts.spacy")
+    output = tmp_path / "release_encoders.json"
+    cmd = [sys.executable, str(REPO / "benchmarks" / "release_encoders.py"), "--pipeline", f"per task={tiny_release}",
+           "--pipeline", f"one={one}", "--texts", str(tmp_path / "texts.spacy"), "--n-docs", "0", "--threads", "1",
+           "--repeats", "1", "--output", str(output)]
+    env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
+    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(output.read_text())
+    per_task, shared = report["pipelines"]["per task"], report["pipelines"]["one"]
+    assert len(shared["encoders"]) == 1 and shared["encoder_passes_per_token"] == 1.0
+    assert len(per_task["encoders"]) >= 3 and per_task["encoder_passes_per_token"] >= 3.0
+    assert sum(e["is_transformer"] for e in per_task["encoders"]) == 1
+    for entry in (per_task, shared):
+        assert entry["docs"] == len(texts) and entry["words"] > len(texts)
+        assert entry["words_per_second"] == pytest.approx(entry["words"] / entry["seconds"], rel=1e-3)
+        assert entry["pipeline_over_raw_forward"] == round(entry["raw_forward_seconds"] / entry["seconds"], 3)
+        assert entry["meets_target"] == (entry["pipeline_over_raw_forward"] >= report["target_pipeline_over_raw_forward"])

@@ -5,12 +5,12 @@ One sub-app per area, each command a thin wrapper over a library function:
     spacy-biolm data       assets, collect-text, convert, convert-splits, hoc-split, convert-hoc
     spacy-biolm pretrain   vocab, extend-vocab, run
     spacy-biolm relations  convert, train, evaluate, cv, table
-    spacy-biolm qa         convert, corpora, evaluate, evaluate-project, tune-lexical-weight
+    spacy-biolm qa         convert, corpora, evaluate, evaluate-project, tune-lexical-weight, seeds-table
     spacy-biolm evaluate   seeds, encoders, seeds-table, tune, ner-table, release-meta, hoc, hoc-thresholds, hoc-test
-    spacy-biolm docs       steps-table, scores-table, encoders-table, timed
+    spacy-biolm docs       steps-table, scores-table, encoders-table, one-encoder-table, includes, timed
     spacy-biolm profile    show, run (the project with a named budget: default, full)
     spacy-biolm bench      list, run
-    spacy-biolm release    package
+    spacy-biolm release    package, share-encoder
     spacy-biolm annotate   INPUT... OUTPUT (a corpus through a pipeline, one machine or Ray)
 
 ``python -m spacy_biolm ...`` runs the same app with the running interpreter (what project.yml uses).

@@ -110,3 +110,22 @@ def timed_cli(
     if not ctx.args:
         msg.fail("Give the command to time after --, e.g. `spacy-biolm docs timed \"make test\" -- python -m pytest`", exits=1)
     raise typer.Exit(run_timed(name, ctx.args, results, None if no_readme else readme))
+
+
+@app.command("one-encoder-table")
+def one_encoder_table_cli(
+    per_task: Path = typer.Argument(Path("results/release.json"), help="The release's results (an encoder per task)"),
+    one_encoder: Path = typer.Argument(Path("results/one_encoder/release.json"), help="Workflow one-encoder's results"),
+    speed: Optional[Path] = typer.Option(None, "--speed", help="benchmarks/results/release_encoders.json: both releases' CPU speed"),
+    output: Path = typer.Option(Path("results/one_encoder/comparison.md"), "--output", help="Markdown file to write"),
+):
+    """What one shared encoder costs against an encoder per task: each component's test score in
+    both releases beside the same run's baseline, and (with --speed) their words/s against one
+    raw forward of their encoder."""
+    from ..evaluation.release import one_encoder_table
+
+    with user_errors():
+        text = one_encoder_table(per_task, one_encoder, speed)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text, encoding="utf8")
+    msg.good(f"Wrote {output}")

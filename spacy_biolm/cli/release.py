@@ -30,3 +30,25 @@ def package_cli(
     with user_errors(ValueError, KeyError, FileNotFoundError, RuntimeError):
         pipeline_wheel, library_wheel = build_release_wheels(pipeline_dir, packages_dir, dist_dir, name, version, meta_path)
     msg.good(f"Built {pipeline_wheel} and {library_wheel}")
+
+
+@app.command("share-encoder")
+def share_encoder_cli(
+    config_path: Path = typer.Argument(..., help="A task config with a `transformer` and components listening to it (configs/ner.cfg, hoc.cfg, relations_gad_fast.cfg)", exists=True),
+    source: Path = typer.Argument(..., help="The trained pipeline whose transformer is shared (e.g. training/ner/model-best)", exists=True),
+    output: Path = typer.Argument(..., help="The config to write; `python -m spacy train` trains it"),
+    adapter_depth: int = typer.Option(0, "--adapter-depth", help="Residual maxout layers between the frozen encoder and each head (0: none)"),
+):
+    """Write `config_path` with its transformer sourced from `source`, frozen and annotating: its
+    heads train on the shared encoder's vectors, and the release built from such pipelines
+    (configs/release_one_encoder.cfg) runs that one encoder once per token."""
+    from spacy.util import load_config
+
+    from ..training.shared_encoder import encoder_width, share_encoder
+
+    with user_errors():
+        width = encoder_width(source) if adapter_depth else 0
+        config = share_encoder(load_config(config_path, interpolate=False), source, adapter_depth, width)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    config.to_disk(output)
+    msg.good(f"Wrote {output}: {config_path.name} on the frozen transformer of {source}")

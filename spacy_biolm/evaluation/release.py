@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from .tables import markdown_table
 
 __all__ = ["RELEASE_METRICS", "HEADLINES", "release_rows", "release_table", "release_meta", "write_release_meta",
-           "release_results", "results_table", "readme_scores", "SCORES_START", "SCORES_END"]
+           "release_results", "results_table", "readme_scores", "SCORES_START", "SCORES_END", "one_encoder_table"]
 
 # component -> (what it does, its test set, [(metric key in the evaluation JSON, column title)])
 RELEASE_METRICS: Dict[str, Tuple[str, str, List[Tuple[str, str]]]] = {
@@ -113,12 +113,14 @@ def release_results(
     return {**dict(run or {}), "components": components}
 
 
+def _shown(value: Optional[float], metric: str) -> str:
+    """A headline in percent (MRR as is), n/a when missing."""
+    return "n/a" if value is None else (f"{value:.3f}" if metric == "MRR" else f"{100 * value:.1f}")
+
+
 def results_table(results: Dict[str, object]) -> str:
     """Markdown table of :func:`release_results`: ours, the strongest baseline, the paper (percent;
     MRR as is), and the run it came from."""
-
-    def shown(value: Optional[float], metric: str) -> str:
-        return "n/a" if value is None else (f"{value:.3f}" if metric == "MRR" else f"{100 * value:.1f}")
 
     rows = []
     for c in results["components"]:
@@ -126,9 +128,9 @@ def results_table(results: Dict[str, object]) -> str:
         paper = c["paper"] or {"name": "n/a", "value": None}
         verdict = {True: "yes", False: "**no**", None: "n/a"}[c["at_or_above_baseline"]]
         minutes = "n/a" if c.get("train_seconds") is None else f"{c['train_seconds'] / 60:.1f}"
-        rows.append([f"`{c['component']}`", c["test_set"], c["metric"], shown(c["ours"], c["metric"]),
-                     f"{shown(baseline['value'], c['metric'])} ({baseline['name']})", verdict,
-                     f"{shown(paper['value'], c['metric'])} ({paper['name']})", minutes])
+        rows.append([f"`{c['component']}`", c["test_set"], c["metric"], _shown(c["ours"], c["metric"]),
+                     f"{_shown(baseline['value'], c['metric'])} ({baseline['name']})", verdict,
+                     f"{_shown(paper['value'], c['metric'])} ({paper['name']})", minutes])
     header = ["component", "test set", "metric", "ours", "strongest baseline, same run", "≥ baseline", "paper", "training (min)"]
     run = ", ".join(f"{k.replace('_', ' ')} {results[k]}" for k in ("profile", "device", "encoder", "sentence_encoder", "seeds")
                     if results.get(k) is not None)
@@ -247,3 +249,42 @@ def write_release_meta(
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             Path(path).write_text(text, encoding="utf8")
     return release_table(rows)
+
+
+def one_encoder_table(per_task: Path, one_encoder: Path, speed: Optional[Path] = None) -> str:
+    """Markdown: what one shared encoder costs. Per component of the ``one_encoder`` run's results
+    (workflow one-encoder), its headline with an encoder per task (``per_task``: the release's
+    results/release.json, the same run), on the one encoder, the change in points, the strongest
+    baseline and whether the one-encoder score is at or above it. With ``speed``
+    (benchmarks/results/release_encoders.json), each release's words/s, its ratio to one raw
+    forward of its encoder and the encoder passes per token. A component missing from
+    ``per_task`` is an error naming it."""
+    results = {name: json.loads(Path(path).read_text(encoding="utf8")) for name, path in
+               [("per task", per_task), ("one", one_encoder)]}
+    before = {c["component"]: c for c in results["per task"]["components"]}
+    rows = []
+    for c in results["one"]["components"]:
+        if c["component"] not in before:
+            raise KeyError(f"{per_task} has no {c['component']!r}: the release run scores every component one-encoder does")
+        old, metric = before[c["component"]], c["metric"]
+        change = None if old["ours"] is None or c["ours"] is None else c["ours"] - old["ours"]
+        change_text = "n/a" if change is None else (f"{change:+.3f}" if metric == "MRR" else f"{100 * change:+.1f}")
+        baseline = c["baseline"] or {"name": "none measured", "value": None}
+        verdict = {True: "yes", False: "**no**", None: "n/a"}[c["at_or_above_baseline"]]
+        rows.append([f"`{c['component']}`", c["test_set"], metric, _shown(old["ours"], metric), _shown(c["ours"], metric),
+                     change_text, f"{_shown(baseline['value'], metric)} ({baseline['name']})", verdict])
+    header = ["component", "test set", "metric", "an encoder per task", "one encoder", "change",
+              "strongest baseline, same run", "one encoder ≥ baseline"]
+    run = results["one"]
+    text = (f"Run: profile {run.get('profile')}, device {run.get('device')}, encoder {run.get('encoder')}.\n\n"
+            + markdown_table(header, rows, numeric=False))
+    if speed is not None:
+        bench = json.loads(Path(speed).read_text(encoding="utf8"))
+        speed_rows = [[name, f"{p['words_per_second']:.0f}", f"{p['raw_forward_words_per_second']:.0f}",
+                       f"{p['pipeline_over_raw_forward']:.2f}", str(len(p["encoders"])), f"{p['encoder_passes_per_token']:.2f}"]
+                      for name, p in bench["pipelines"].items()]
+        text += (f"\nCPU inference, default-on components ({bench['torch_threads']} threads, {bench['machine']['cpu']}; "
+                 f"`{bench['command']}`; target ≥ {bench['target_pipeline_over_raw_forward']} of the raw forward):\n\n"
+                 + markdown_table(["release", "words/s", "raw forward of its encoder, words/s", "ratio", "encoders",
+                                   "encoder passes per token"], speed_rows))
+    return text

@@ -12,8 +12,8 @@ REPO = Path(__file__).resolve().parents[2]
 CONFIGS = REPO / "configs"
 
 # Not spaCy training configs: pretrain_*.cfg are `spacy-biolm pretrain` settings, tune_*.cfg a
-# hyperopt search space, release.cfg the `spacy assemble` recipe of trained pipelines.
-NOT_TRAINING = ("pretrain_*.cfg", "tune_*.cfg", "release.cfg")
+# hyperopt search space, release*.cfg the `spacy assemble` recipes of trained pipelines.
+NOT_TRAINING = ("pretrain_*.cfg", "tune_*.cfg", "release*.cfg")
 
 
 def training_configs():

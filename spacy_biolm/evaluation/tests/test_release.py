@@ -196,3 +196,36 @@ def test_scores_table_writes_another_profiles_table_to_a_file(tmp_path):
             f"{other_run.parent}/scores.md differs from its release.json: run `spacy-biolm docs scores-table ... --output`"
     missing = CliRunner().invoke(app, ["docs", "scores-table", str(tmp_path / "none.json"), "--output", str(output)])
     assert missing.exit_code == 1 and "none.json not found" in " ".join(missing.output.split())
+
+
+def test_one_encoder_table_sets_each_component_beside_its_own_encoder_release(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+
+    def component(name, ours, baseline, metric="F1"):
+        return {"component": name, "test_set": f"{name} test", "metric": metric, "ours": ours,
+                "baseline": {"name": "base", "value": baseline}, "at_or_above_baseline": ours >= baseline}
+
+    per_task = _write(tmp_path / "release.json", {"components": [component("ner", 0.8, 0.7), component("ner_gene", 0.75, 0.72)]})
+    one = _write(tmp_path / "one.json", {"profile": "default", "device": "cpu", "encoder": "enc",
+                                         "components": [component("ner", 0.8, 0.7), component("ner_gene", 0.70, 0.72)]})
+    speed = _write(tmp_path / "speed.json", {"torch_threads": 2, "machine": {"cpu": "x86_64"}, "command": "bench",
+                                             "target_pipeline_over_raw_forward": 0.85, "pipelines": {
+        "an encoder per task": {"words_per_second": 500.0, "raw_forward_words_per_second": 2000.0,
+                                "pipeline_over_raw_forward": 0.25, "encoders": [{}, {}, {}], "encoder_passes_per_token": 3.4},
+        "one encoder": {"words_per_second": 1800.0, "raw_forward_words_per_second": 2000.0,
+                        "pipeline_over_raw_forward": 0.9, "encoders": [{}], "encoder_passes_per_token": 1.0}}})
+    output = tmp_path / "comparison.md"
+    result = CliRunner().invoke(app, ["docs", "one-encoder-table", str(per_task), str(one), "--speed", str(speed),
+                                      "--output", str(output)])
+    assert result.exit_code == 0, result.output
+    text = output.read_text(encoding="utf8")
+    assert text.startswith("Run: profile default, device cpu, encoder enc.")
+    assert "| `ner` | ner test | F1 | 80.0 | 80.0 | +0.0 | 70.0 (base) | yes |" in text
+    assert "| `ner_gene` | ner_gene test | F1 | 75.0 | 70.0 | -5.0 | 72.0 (base) | **no** |" in text
+    assert "| an encoder per task | 500 | 2000 | 0.25 | 3 | 3.40 |" in text
+    assert "| one encoder | 1800 | 2000 | 0.90 | 1 | 1.00 |" in text
+    missing = _write(tmp_path / "partial.json", {"components": [component("ner", 0.8, 0.7)]})
+    bad = CliRunner().invoke(app, ["docs", "one-encoder-table", str(missing), str(one), "--output", str(output)])
+    assert bad.exit_code == 1 and "has no 'ner_gene'" in " ".join(bad.output.split())
