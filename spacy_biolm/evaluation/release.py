@@ -118,6 +118,11 @@ def _shown(value: Optional[float], metric: str) -> str:
     return "n/a" if value is None else (f"{value:.3f}" if metric == "MRR" else f"{100 * value:.1f}")
 
 
+def _verdict(at_or_above: Optional[bool]) -> str:
+    """The "≥ baseline" cell: yes, **no**, or n/a when no baseline was measured."""
+    return {True: "yes", False: "**no**", None: "n/a"}[at_or_above]
+
+
 def results_table(results: Dict[str, object]) -> str:
     """Markdown table of :func:`release_results`: ours, the strongest baseline, the paper (percent;
     MRR as is), and the run it came from."""
@@ -126,7 +131,7 @@ def results_table(results: Dict[str, object]) -> str:
     for c in results["components"]:
         baseline = c["baseline"] or {"name": "none measured", "value": None}
         paper = c["paper"] or {"name": "n/a", "value": None}
-        verdict = {True: "yes", False: "**no**", None: "n/a"}[c["at_or_above_baseline"]]
+        verdict = _verdict(c["at_or_above_baseline"])
         minutes = "n/a" if c.get("train_seconds") is None else f"{c['train_seconds'] / 60:.1f}"
         rows.append([f"`{c['component']}`", c["test_set"], c["metric"], _shown(c["ours"], c["metric"]),
                      f"{_shown(baseline['value'], c['metric'])} ({baseline['name']})", verdict,
@@ -270,7 +275,7 @@ def one_encoder_table(per_task: Path, one_encoder: Path, speed: Optional[Path] =
         change = None if old["ours"] is None or c["ours"] is None else c["ours"] - old["ours"]
         change_text = "n/a" if change is None else (f"{change:+.3f}" if metric == "MRR" else f"{100 * change:+.1f}")
         baseline = c["baseline"] or {"name": "none measured", "value": None}
-        verdict = {True: "yes", False: "**no**", None: "n/a"}[c["at_or_above_baseline"]]
+        verdict = _verdict(c["at_or_above_baseline"])
         rows.append([f"`{c['component']}`", c["test_set"], metric, _shown(old["ours"], metric), _shown(c["ours"], metric),
                      change_text, f"{_shown(baseline['value'], metric)} ({baseline['name']})", verdict])
     header = ["component", "test set", "metric", "an encoder per task", "one encoder", "change",
