@@ -5,7 +5,8 @@ serve every component of a release (`configs/release_one_encoder.cfg`).
 relations_gad_fast.cfg: a ``transformer`` and components listening to it) and returns it with its
 ``transformer`` sourced from the trained pipeline ``source``, frozen and annotating: the encoder is
 not updated, so every head trained this way reads the very vectors the shipped pipeline computes
-once per token. Optionally each listener gets a small trainable adapter (residual maxout window
+once per token. Each listener is standardized (``spacy-biolm.Standardized.v1``): a frozen
+encoder's raw vectors are too ill-conditioned for a head to learn from. Optionally each listener gets a small trainable adapter (residual maxout window
 layers) between the frozen vectors and its head, the task-specific capacity the frozen encoder
 no longer gives."""
 
@@ -19,6 +20,7 @@ __all__ = ["share_encoder", "encoder_width", "pipeline_encoders", "LISTENER"]
 
 LISTENER = "spacy-transformers.TransformerListener.v1"
 ADAPTER = "spacy.MaxoutWindowEncoder.v2"
+STANDARDIZED = "spacy-biolm.Standardized.v1"
 
 
 def _listener_slots(block: dict) -> Iterator[Tuple[dict, str]]:
@@ -43,7 +45,8 @@ def encoder_width(source: Union[str, Path]) -> int:
 
 
 def share_encoder(config: Config, source: Union[str, Path], adapter_depth: int = 0, adapter_width: int = 0) -> Config:
-    """``config`` with its ``transformer`` sourced from the pipeline ``source``, frozen and annotating.
+    """``config`` with its ``transformer`` sourced from the pipeline ``source``, frozen and annotating,
+    and every listener wrapped in a standardizer.
 
     With ``adapter_depth`` > 0 every listener is followed by that many residual maxout layers of
     ``adapter_width`` (the encoder's hidden size; window 1: each layer reads a token with its two
@@ -70,11 +73,12 @@ def share_encoder(config: Config, source: Union[str, Path], adapter_depth: int =
     for parent, key in listeners:
         listener = parent[key]
         listener["grad_factor"] = 0.0  # nothing flows back into a frozen encoder
+        parent[key] = {"@architectures": STANDARDIZED, "tok2vec": listener}
         if adapter_depth:
             parent[key] = {
                 "@layers": "chain.v1",
                 "*": {
-                    "listener": listener,
+                    "listener": parent[key],
                     "adapter": {"@architectures": ADAPTER, "width": adapter_width, "window_size": 1,
                                 "maxout_pieces": 3, "depth": adapter_depth},
                 },

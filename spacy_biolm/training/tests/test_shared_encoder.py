@@ -4,7 +4,7 @@ import pytest
 from spacy.util import load_config
 
 from spacy_biolm.testing import REPO, RELEASE_SENTENCE, make_tiny_one_encoder_release
-from spacy_biolm.training.shared_encoder import ADAPTER, LISTENER, pipeline_encoders, share_encoder
+from spacy_biolm.training.shared_encoder import ADAPTER, LISTENER, STANDARDIZED, pipeline_encoders, share_encoder
 
 CONFIGS = REPO / "configs"
 
@@ -17,7 +17,9 @@ def test_share_encoder_sources_freezes_and_annotates(name, component):
     assert dict(shared["components"]["transformer"]) == {"source": "training/ner/model-best"}
     assert "transformer" in shared["training"]["frozen_components"]
     assert "transformer" in shared["training"]["annotating_components"]
-    listener = shared["components"][component]["model"]["tok2vec"]
+    standardized = shared["components"][component]["model"]["tok2vec"]
+    assert standardized["@architectures"] == STANDARDIZED
+    listener = standardized["tok2vec"]
     assert listener["@architectures"] == LISTENER and listener["grad_factor"] == 0.0
     # the input is left as it was
     assert "factory" in config["components"]["transformer"]
@@ -28,7 +30,8 @@ def test_share_encoder_adapter_follows_the_listener():
     shared = share_encoder(load_config(CONFIGS / "ner.cfg", interpolate=False), "src", adapter_depth=2, adapter_width=384)
     tok2vec = shared["components"]["ner"]["model"]["tok2vec"]
     assert tok2vec["@layers"] == "chain.v1"
-    assert tok2vec["*"]["listener"]["@architectures"] == LISTENER
+    assert tok2vec["*"]["listener"]["@architectures"] == STANDARDIZED
+    assert tok2vec["*"]["listener"]["tok2vec"]["@architectures"] == LISTENER
     assert tok2vec["*"]["adapter"] == {"@architectures": ADAPTER, "width": 384, "window_size": 1,
                                        "maxout_pieces": 3, "depth": 2}
 
