@@ -6,9 +6,9 @@ relations_gad_fast.cfg: a ``transformer`` and components listening to it) and re
 ``transformer`` sourced from the trained pipeline ``source``, frozen and annotating: the encoder is
 not updated, so every head trained this way reads the very vectors the shipped pipeline computes
 once per token. Each listener is standardized (``spacy-biolm.Standardized.v1``): a frozen
-encoder's raw vectors are too ill-conditioned for a head to learn from. Optionally each listener gets a small trainable adapter (residual maxout window
-layers) between the frozen vectors and its head, the task-specific capacity the frozen encoder
-no longer gives."""
+encoder's raw vectors are too ill-conditioned for a head to learn from. Optionally each listener
+gets a small trainable adapter (residual maxout window layers) between the frozen vectors and its
+head, the task-specific capacity the frozen encoder no longer gives."""
 
 import copy
 from pathlib import Path

@@ -13,7 +13,7 @@ from spacy.util import registry
 from thinc.api import Model
 from thinc.types import Floats1d, Floats2d
 
-__all__ = ["build_standardized", "standardizer"]
+__all__ = ["build_standardized"]
 
 EPSILON = 1e-5
 
@@ -25,10 +25,6 @@ def build_standardized(tok2vec: Model[list, List[Floats2d]]) -> Model[list, List
     tokens seen so far. The statistics are the layer's weights (saved with the pipeline, not
     updated by the optimizer); at prediction they are fixed, so the head reads an affine map of
     the encoder's vectors."""
-    return standardizer(tok2vec)
-
-
-def standardizer(tok2vec: Model) -> Model[list, List[Floats2d]]:
     return Model(
         "standardized",
         _forward,
