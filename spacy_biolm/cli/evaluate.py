@@ -179,27 +179,75 @@ def release_meta_cli(
                                  train_times, encoder_dirs))
 
 
+def objective_option():
+    """--objective of the HoC commands, checked before anything trains."""
+    from ..evaluation.hoc import DEFAULT_OBJECTIVE
+    from ..pipes.multilabel_thresholds import OBJECTIVES
+
+    def known(value: str) -> str:
+        if value not in OBJECTIVES:
+            raise typer.BadParameter(f"{value!r} is not one of {list(OBJECTIVES)}")
+        return value
+
+    return typer.Option(DEFAULT_OBJECTIVE, "--objective", callback=known,
+                        help="label_f1: each label's F1-best cut-off on dev; micro_f1: one cut-off for all labels, best micro F1 on dev (hoc-objectives compares them)")
+
+
 @app.command("hoc-thresholds")
 def hoc_thresholds_cli(
     model_dir: Path = typer.Argument(..., help="Trained pipeline with a textcat_multilabel (e.g. training/hoc/model-best); updated in place"),
     dev_path: Path = typer.Argument(..., help="Dev DocBin (corpus/hoc/dev.spacy)"),
     output: Optional[Path] = typer.Option(None, "--output", help="Also write the thresholds and dev scores here (JSON)"),
+    objective: str = objective_option(),
     gpu_id: int = gpu_option(),
 ):
-    """Tune one threshold per label on dev (the F1-best of 0.05 ... 0.95) and store them in the
-    pipeline's config as its textcat scorer, so `spacy.load` and `spacy evaluate` use them."""
+    """Tune a threshold for every label on dev (of 0.05 ... 0.95, by --objective) and store them in
+    the pipeline's config as its textcat scorer, so `spacy.load` and `spacy evaluate` use them.
+    Also reports each objective's dev scores cross-validated over halves of dev."""
     import json
 
     from ..evaluation.hoc import tune_pipeline_thresholds
 
     with user_errors():
-        result = tune_pipeline_thresholds(model_dir, dev_path, use_gpu=gpu_id)
+        result = tune_pipeline_thresholds(model_dir, dev_path, use_gpu=gpu_id, objective=objective)
     before, after = result["dev_untuned"], result["dev_tuned"]
     msg.good(f"{model_dir}: dev micro F1 {100 * before['cats_micro_f']:.2f} -> {100 * after['cats_micro_f']:.2f}, "
-             f"macro F1 {100 * before['cats_macro_f']:.2f} -> {100 * after['cats_macro_f']:.2f} with per-label thresholds")
+             f"macro F1 {100 * before['cats_macro_f']:.2f} -> {100 * after['cats_macro_f']:.2f} with {objective} thresholds")
+    for name, scores in result["dev_cross_validated"].items():
+        msg.text(f"  {name}: micro F1 {100 * scores['micro_f']:.2f}, macro F1 {100 * scores['macro_f']:.2f} "
+                 "on halves of dev the thresholds were not tuned on")
     if output:
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(json.dumps(result, indent=2), encoding="utf8")
+
+
+@app.command("hoc-objectives")
+def hoc_objectives_cli(
+    output: Path = typer.Argument(..., help="Results JSON to write (e.g. results/hoc/threshold_objectives.json)"),
+    models: List[str] = typer.Argument(..., help="NAME=MODEL_DIR pairs of trained HoC pipelines (they are not changed)"),
+    dev: Path = typer.Option(Path("corpus/hoc/dev.spacy"), "--dev", help="Dev DocBin the thresholds are tuned on"),
+    test: Path = typer.Option(Path("corpus/hoc/test.spacy"), "--test", help="Test DocBin"),
+    table: Optional[Path] = typer.Option(None, "--table", help="Markdown table to write"),
+    paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json (published HoC rows, if it has any)"),
+    gpu_id: int = gpu_option(),
+):
+    """Which --objective of hoc-thresholds to use: for each pipeline, the untuned 0.5 cut-off and
+    every objective tuned on dev, scored on halves of dev they were not tuned on and on test."""
+    import json
+
+    from ..evaluation.hoc import compare_threshold_objectives, threshold_objectives_table
+    from ..evaluation.tables import parse_named_paths
+
+    with user_errors(ValueError, OSError):  # spaCy raises OSError for a model dir it cannot load
+        named = parse_named_paths(models)
+        result = compare_threshold_objectives(named, dev, test, use_gpu=gpu_id)
+    text = threshold_objectives_table(result, paper)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(result, indent=2), encoding="utf8")
+    if table:
+        table.parent.mkdir(parents=True, exist_ok=True)
+        table.write_text(text + "\n", encoding="utf8")
+    print(text)
 
 
 @app.command("hoc", context_settings=PASS_OVERRIDES)
@@ -213,11 +261,13 @@ def hoc_cli(
     first_seed: int = typer.Option(1, "--first-seed"),
     table: Optional[Path] = typer.Option(None, "--table", help="Markdown table to write"),
     paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json (published HoC rows, if it has any)"),
+    objective: str = objective_option(),
     gpu_id: int = gpu_option(),
 ):
     """HoC over several seeds: train each config per seed (the baseline in the same run), tune its
-    thresholds on dev, test; micro and macro F1 as mean (std). Scored seeds are reused when re-run.
-    Extra ``--section.key value`` options override every config."""
+    thresholds on dev, test; micro and macro F1 as mean (std). Scored seeds are reused when re-run
+    (re-tuned, not retrained, when --objective changed). Extra ``--section.key value`` options
+    override every config."""
     from ..evaluation.hoc import evaluate_hoc_seeds, write_hoc_results
     from ..evaluation.tables import parse_named_paths
 
@@ -226,7 +276,7 @@ def hoc_cli(
     seeds = list(range(first_seed, first_seed + n_seeds))
     with user_errors(FileNotFoundError):
         result = evaluate_hoc_seeds(named, runs_dir, corpus / "train.spacy", corpus / "dev.spacy", corpus / "test.spacy",
-                                    seeds, config_overrides(ctx), use_gpu=gpu_id)
+                                    seeds, config_overrides(ctx), use_gpu=gpu_id, objective=objective)
     print(write_hoc_results(result, output, table, paper)[0])
 
 

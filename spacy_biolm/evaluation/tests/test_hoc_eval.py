@@ -12,6 +12,7 @@ from spacy.vocab import Vocab
 from spacy_biolm.evaluation.hoc import hoc_table, score_pipeline, tune_pipeline_thresholds
 from spacy_biolm.pipes.multilabel_thresholds import (
     assigned_labels,
+    cross_validate_thresholds,
     make_multilabel_thresholds_scorer,
     score_multilabel,
     tune_thresholds,
@@ -63,6 +64,32 @@ def test_tuning_picks_the_f1_best_threshold_per_label_and_keeps_half_when_undeci
         tune_thresholds(predicted[:3], gold[:2], ["A"])
 
 
+def test_the_micro_objective_shares_the_cut_off_that_is_best_over_all_decisions():
+    predicted = [p for p, _ in EXAMPLES]
+    gold = [g for _, g in EXAMPLES]
+    grid = [0.1, 0.25, 0.35, 0.5, 0.7, 0.9]
+    # Over all 8 decisions: 0.25 -> tp 4, fp 1 (micro F1 0.89); 0.35 -> tp 3, fp 2, fn 1; 0.5 -> tp 2, fp 1, fn 2.
+    assert tune_thresholds(predicted, gold, ["A", "B"], grid=grid, objective="micro_f1") == {"A": 0.25, "B": 0.25}
+    assert tune_thresholds(predicted, [{"A": 0.0, "B": 0.0}] * 4, ["A", "B"], objective="micro_f1") == {"A": 0.5, "B": 0.5}
+    with pytest.raises(ValueError, match="unknown threshold objective 'best'"):
+        tune_thresholds(predicted, gold, ["A"], objective="best")
+
+
+def test_cross_validation_scores_thresholds_on_documents_they_were_not_tuned_on():
+    # A's positives score 0.3 and its negatives 0.1; B's 0.9 and 0.7: only per-label cut-offs separate both.
+    predicted = [{"A": 0.3 if i % 2 else 0.1, "B": 0.9 if i % 3 else 0.7} for i in range(40)]
+    gold = [{"A": float(i % 2 == 1), "B": float(i % 3 != 0)} for i in range(40)]
+    scores = cross_validate_thresholds(predicted, gold, ["A", "B"], repeats=3)
+    assert scores["label_f1"]["micro_f"] == scores["label_f1"]["macro_f"] == 1.0
+    assert scores["label_f1"]["micro_f_std"] == 0.0
+    assert 0.5 < scores["micro_f1"]["micro_f"] < 1.0 and scores["micro_f1"]["macro_f"] < 1.0
+    # Labels calibrated alike: the shared cut-off carries over as well as the per-label ones.
+    alike = [{"A": 0.9 if g["A"] else 0.2, "B": 0.9 if g["B"] else 0.2} for g in gold]
+    assert cross_validate_thresholds(alike, gold, ["A", "B"], repeats=3)["micro_f1"]["micro_f"] == 1.0
+    with pytest.raises(ValueError, match="too few to halve"):
+        cross_validate_thresholds(predicted[:3], gold[:3], ["A"])
+
+
 LABELS = ["proliferation", "apoptosis"]
 TEXTS = [
     ("cells proliferate and divide rapidly", {"proliferation": 1.0, "apoptosis": 0.0}),
@@ -102,8 +129,9 @@ def test_tuned_thresholds_are_stored_in_the_pipeline_config_and_used_after_loadi
 
     model = tmp_path / "model"
     shutil.copytree(bow_pipeline[0], model)
-    result = tune_pipeline_thresholds(model, bow_pipeline[1])
-    assert set(result["thresholds"]) == set(LABELS)
+    result = tune_pipeline_thresholds(model, bow_pipeline[1], objective="label_f1")
+    assert set(result["thresholds"]) == set(LABELS) and result["objective"] == "label_f1"
+    assert set(result["dev_cross_validated"]) == {"label_f1", "micro_f1"}
     assert result["dev_tuned"]["cats_micro_f"] >= result["dev_untuned"]["cats_micro_f"]
     assert json.loads((model / "thresholds.json").read_text())["thresholds"] == result["thresholds"]
     nlp = spacy.load(model)
@@ -143,8 +171,12 @@ def test_thresholds_and_test_commands_write_the_config_the_table_and_the_release
     shutil.copytree(bow_pipeline[0], model)
     untuned = CliRunner().invoke(app, ["evaluate", "hoc-test", str(tmp_path / "r.json"), f"bow={model}", "--test", str(bow_pipeline[1])])
     assert untuned.exit_code == 1 and "tune the thresholds first" in untuned.output
+    unknown = CliRunner().invoke(app, ["evaluate", "hoc-thresholds", str(model), str(bow_pipeline[1]), "--objective", "best"])
+    assert unknown.exit_code == 2 and "'best' is not one of" in unknown.output
     tuned = CliRunner().invoke(app, ["evaluate", "hoc-thresholds", str(model), str(bow_pipeline[1])])
     assert tuned.exit_code == 0, tuned.output
+    said = " ".join(tuned.output.split())  # wasabi wraps long lines
+    assert "with label_f1 thresholds" in said and "micro_f1: micro F1" in said
     result = CliRunner().invoke(app, ["evaluate", "hoc-test", str(tmp_path / "r.json"), f"bow={model}", "--test",
                                       str(bow_pipeline[1]), "--table", str(tmp_path / "t.md"),
                                       "--model-scores", str(tmp_path / "flat.json")])
@@ -152,7 +184,44 @@ def test_thresholds_and_test_commands_write_the_config_the_table_and_the_release
     flat = json.loads((tmp_path / "flat.json").read_text())
     assert flat["thresholds"] == json.loads((model / "thresholds.json").read_text())["thresholds"]
     assert "one trained pipeline each" in (tmp_path / "t.md").read_text()
-    assert f"| bow (ours) | 1 | {100 * flat['cats_micro_f']:.2f} (0.00) |" in (tmp_path / "t.md").read_text()
+    table = (tmp_path / "t.md").read_text()
+    assert f"| bow (ours) | 1 | {100 * flat['cats_micro_f']:.2f} (0.00) |" in table
+    assert "per hallmark, each for its own F1" in table
+    assert set(flat["dev_cross_validated"]) == {"label_f1", "micro_f1"}
+
+
+def test_objectives_are_compared_on_held_out_dev_and_test_without_changing_the_pipeline(bow_pipeline, tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+    from spacy_biolm.evaluation.hoc import compare_threshold_objectives
+
+    model, docs = bow_pipeline
+    config_before = (model / "config.cfg").read_text()
+    result = compare_threshold_objectives({"bow": model}, docs, docs)
+    assert (model / "config.cfg").read_text() == config_before and not (model / "thresholds.json").exists()
+    compared = result["rows"]["bow"]["objectives"]
+    assert list(compared) == ["untuned", "label_f1", "micro_f1"]
+    # Dev is the test set here: tuned on all of it, each objective scores on test what tuning reached on dev.
+    untuned = score_pipeline(model, docs)  # the fixture's config: 0.5 for every label
+    assert compared["untuned"]["test"]["micro_f"] == pytest.approx(untuned["cats_micro_f"])
+    assert compared["untuned"]["held_out_dev"] == compared["untuned"]["test"]
+    nlp = spacy.load(model)
+    for objective in ("label_f1", "micro_f1"):
+        tuned = tune_thresholds([nlp(text).cats for text, _ in TEXTS], [cats for _, cats in TEXTS], LABELS, objective=objective)
+        assert compared[objective]["thresholds"] == tuned
+        assert compared[objective]["test"]["micro_f"] >= compared["untuned"]["test"]["micro_f"]
+    assert len(set(compared["micro_f1"]["thresholds"].values())) == 1
+
+    runner = CliRunner()
+    written = runner.invoke(app, ["evaluate", "hoc-objectives", str(tmp_path / "o.json"), f"bow={model}", "--dev", str(docs),
+                                  "--test", str(docs), "--table", str(tmp_path / "o.md"), "--paper", str(tmp_path / "none.json")])
+    assert written.exit_code == 0, written.output
+    table = (tmp_path / "o.md").read_text()
+    held_out = json.loads((tmp_path / "o.json").read_text())["rows"]["bow"]["objectives"]["micro_f1"]["held_out_dev"]
+    assert f"| bow (ours) | micro_f1 | {100 * held_out['micro_f']:.2f} | {100 * held_out['macro_f']:.2f} |" in table
+    missing = runner.invoke(app, ["evaluate", "hoc-objectives", str(tmp_path / "o.json"), f"bow={tmp_path / 'nowhere'}"])
+    assert missing.exit_code == 1 and "nowhere" in missing.output
 
 
 def test_seeds_are_trained_tuned_tested_timed_and_reused(bow_pipeline, tmp_path, monkeypatch):
@@ -182,7 +251,14 @@ def test_seeds_are_trained_tuned_tested_timed_and_reused(bow_pipeline, tmp_path,
 
     monkeypatch.setattr(spacy.cli.train, "train", no_training)
     again = evaluate_hoc_seeds({"bow": config}, tmp_path / "runs", data, data, data, [1, 2], overrides)
-    assert again["rows"]["bow"]["runs"] == runs
+    assert again["rows"]["bow"]["runs"] == runs and again["objective"] == "label_f1"
+    # Another objective re-tunes and re-tests the scored runs without training them again.
+    retuned = evaluate_hoc_seeds({"bow": config}, tmp_path / "runs", data, data, data, [1, 2], overrides, objective="micro_f1")
+    for run, old in zip(retuned["rows"]["bow"]["runs"], runs):
+        assert run["objective"] == "micro_f1" and old["objective"] == "label_f1"
+        assert run["train_seconds"] == old["train_seconds"]
+        tuned = json.loads((tmp_path / "runs" / "hoc_bow" / f"seed_{run['seed']}" / "model-best" / "thresholds.json").read_text())
+        assert tuned["objective"] == "micro_f1" and run["thresholds"] == tuned["thresholds"]
     # A changed recipe never reuses runs trained with the old one.
     with pytest.raises(ValueError, match="seed_1 was trained with another recipe"):
         evaluate_hoc_seeds({"bow": config}, tmp_path / "runs", data, data, data, [1, 2], {**overrides, "training.max_steps": 13})
