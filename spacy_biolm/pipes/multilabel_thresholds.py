@@ -42,6 +42,21 @@ def assigned_labels(cats: Dict[str, float], thresholds: Dict[str, float], defaul
     return [label for label, p in cats.items() if p >= thresholds.get(label, default)]
 
 
+def _counts(pairs: Sequence[Tuple[float, bool]], threshold: float) -> Tuple[int, int, int]:
+    """(tp, fp, fn) of the (probability, gold) ``pairs`` cut at ``threshold``."""
+    tp = sum(1 for p, g in pairs if g and p >= threshold)
+    fp = sum(1 for p, g in pairs if not g and p >= threshold)
+    return tp, fp, sum(1 for _, g in pairs if g) - tp
+
+
+def _f1(tp: int, fp: int, fn: int) -> float:
+    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+def _pairs(probabilities: Sequence[Dict[str, float]], gold: Sequence[Dict[str, float]], label: str) -> List[Tuple[float, bool]]:
+    return [(p.get(label, 0.0), g.get(label, 0.0) > 0.5) for p, g in zip(probabilities, gold)]
+
+
 def score_multilabel(
     examples: Iterable[Example],
     thresholds: Optional[Dict[str, float]] = None,
@@ -63,14 +78,10 @@ def score_multilabel(
     if unknown and labels:
         raise ValueError(f"thresholds for labels the data does not have: {unknown}; labels: {labels}")
     scores = Scorer.score_cats(examples, "cats", labels=labels, multi_label=True, threshold=default_threshold)
+    predicted, gold = [eg.predicted.cats for eg in examples], [eg.reference.cats for eg in examples]
     per_label = {label: PRFScore() for label in labels}
-    for eg in examples:
-        for label in labels:
-            gold = eg.reference.cats.get(label, 0.0) > 0.5
-            predicted = eg.predicted.cats.get(label, 0.0) >= thresholds.get(label, default_threshold)
-            per_label[label].tp += int(gold and predicted)
-            per_label[label].fp += int(predicted and not gold)
-            per_label[label].fn += int(gold and not predicted)
+    for label, score in per_label.items():
+        score.tp, score.fp, score.fn = _counts(_pairs(predicted, gold, label), thresholds.get(label, default_threshold))
     micro = PRFScore()
     for score in per_label.values():
         micro += score
@@ -85,21 +96,6 @@ def score_multilabel(
     scores["cats_score"] = scores["cats_macro_f"]
     scores["cats_score_desc"] = "macro F (per-label thresholds)" if thresholds else "macro F"
     return scores
-
-
-def _counts(pairs: Sequence[Tuple[float, bool]], threshold: float) -> Tuple[int, int, int]:
-    """(tp, fp, fn) of the (probability, gold) ``pairs`` cut at ``threshold``."""
-    tp = sum(1 for p, g in pairs if g and p >= threshold)
-    fp = sum(1 for p, g in pairs if not g and p >= threshold)
-    return tp, fp, sum(1 for _, g in pairs if g) - tp
-
-
-def _f1(tp: int, fp: int, fn: int) -> float:
-    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
-
-
-def _pairs(probabilities: Sequence[Dict[str, float]], gold: Sequence[Dict[str, float]], label: str) -> List[Tuple[float, bool]]:
-    return [(p.get(label, 0.0), g.get(label, 0.0) > 0.5) for p, g in zip(probabilities, gold)]
 
 
 def tune_thresholds(
