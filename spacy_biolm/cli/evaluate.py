@@ -283,7 +283,8 @@ def hoc_cli(
 @app.command("hoc-test")
 def hoc_test_cli(
     output: Path = typer.Argument(..., help="Results JSON to write (e.g. metrics/hoc_test.json)"),
-    models: List[str] = typer.Argument(..., help="NAME=MODEL_DIR pairs of trained pipelines whose thresholds were tuned"),
+    models: List[str] = typer.Argument(..., help="NAME=MODEL_DIR pairs of trained pipelines whose thresholds were tuned; "
+                                       "repeat a NAME for each seed of one row (mean (std))"),
     test: Path = typer.Option(Path("corpus/hoc/test.spacy"), "--test", help="Test DocBin"),
     table: Optional[Path] = typer.Option(None, "--table", help="Markdown table to write"),
     paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json (published HoC rows, if it has any)"),
@@ -292,16 +293,19 @@ def hoc_test_cli(
     gpu_id: int = gpu_option(),
 ):
     """Score trained HoC pipelines (tuned with hoc-thresholds) on the test split: micro and macro F1
-    beside each other, as JSON and a Markdown table."""
+    beside each other, as JSON and a Markdown table. Pipelines sharing a row name (seeds trained
+    with ``spacy train``) are one row, as mean (std)."""
     from ..evaluation.hoc import evaluate_hoc_models, write_hoc_results
-    from ..evaluation.tables import parse_named_paths
+    from ..evaluation.tables import parse_named_path_groups
 
     with user_errors():
-        named = parse_named_paths(models)
+        named = parse_named_path_groups(models)
+        flat = [(name, path) for name, path in zip(list(named)[:2], [model_scores, baseline_scores]) if path]
+        several = [name for name, _ in flat if len(named[name]) > 1]
+        if several:
+            raise ValueError(f"--model-scores and --baseline-scores write one pipeline's scores; {several} have several")
         result = evaluate_hoc_models(named, test, use_gpu=gpu_id)
     print(write_hoc_results(result, output, table, paper)[0])
-    rows = list(result["rows"].values())
-    for position, path in [(0, model_scores), (1, baseline_scores)]:
-        if path and position < len(rows):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(rows[position]["runs"][0], indent=2), encoding="utf8")
+    for name, path in flat:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(result["rows"][name]["runs"][0], indent=2), encoding="utf8")

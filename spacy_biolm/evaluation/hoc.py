@@ -155,17 +155,30 @@ def evaluate_hoc_seeds(
             "rows": rows}
 
 
-def evaluate_hoc_models(models: Dict[str, Path], test: Path, use_gpu: int = -1) -> Dict[str, object]:
-    """Score already trained and tuned pipelines ({row name: model dir}, each tuned by
+def evaluate_hoc_models(models: Dict[str, Sequence[Path]], test: Path, use_gpu: int = -1) -> Dict[str, object]:
+    """Score already trained and tuned pipelines ({row name: model dirs}, each tuned by
     :func:`tune_pipeline_thresholds`) on ``test``, in the structure :func:`evaluate_hoc_seeds`
-    returns (one run per row, std 0), so the same table and JSON come out."""
-    rows, dev = {}, None
-    for name, model_dir in models.items():
-        run = _tested(Path(model_dir), test, use_gpu)
-        dev = run.get("dev", dev)
-        rows[name] = {"model": str(model_dir), "runs": [run], "summary": summarise([run], _SUMMARY_METRICS)}
-    objectives = sorted({row["runs"][0]["objective"] for row in rows.values()})
-    return {"test": str(test), "dev": str(dev), "seeds": [], "objective": ", ".join(objectives), "overrides": {}, "rows": rows}
+    returns: a row's pipelines (e.g. one per seed, trained with ``spacy train``) are its runs, as
+    mean (std). Each run records its model dir and the seed of its config."""
+    rows, dev, seeds = {}, None, set()
+    for name, model_dirs in models.items():
+        runs = []
+        for model_dir in model_dirs:
+            run = {"model": str(model_dir), "seed": _trained_seed(Path(model_dir)), **_tested(Path(model_dir), test, use_gpu)}
+            dev = run.get("dev", dev)
+            runs.append(run)
+        seeds.update(run["seed"] for run in runs if len(runs) > 1 and run["seed"] is not None)
+        rows[name] = {"models": [str(m) for m in model_dirs], "runs": runs, "summary": summarise(runs, _SUMMARY_METRICS)}
+    objectives = sorted({run["objective"] for row in rows.values() for run in row["runs"]})
+    return {"test": str(test), "dev": str(dev), "seeds": sorted(seeds), "objective": ", ".join(objectives),
+            "overrides": {}, "device": describe_device(use_gpu), "rows": rows}
+
+
+def _trained_seed(model_dir: Path) -> Optional[int]:
+    """The ``[system] seed`` a saved pipeline was trained with (its ``config.cfg``; None if unset)."""
+    from spacy.util import load_config
+
+    return load_config(model_dir / "config.cfg", interpolate=False).get("system", {}).get("seed")
 
 
 _SUMMARY_METRICS = [*HOC_METRICS, *(f"dev_{k}" for k in HOC_METRICS)]

@@ -4,19 +4,35 @@ import json
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-__all__ = ["markdown_table", "ner_results_table", "paper_ner_rows", "paper_ner_scores", "parse_named_paths"]
+__all__ = ["markdown_table", "ner_results_table", "paper_ner_rows", "paper_ner_scores", "parse_named_paths",
+           "parse_named_path_groups"]
 
 
 def parse_named_paths(items: Iterable[str]) -> Dict[str, Path]:
     """``["NAME=PATH", ...]`` (a row name and its scores file, as the table commands take them) as
-    ``{name: Path}``, in order; ValueError names a bad item."""
+    ``{name: Path}``, in order; ValueError names a bad item or a name given twice (a row would be
+    lost)."""
     named = {}
+    for name, paths in parse_named_path_groups(items).items():
+        if len(paths) > 1:
+            raise ValueError(f"row name {name!r} given {len(paths)} times: {', '.join(map(str, paths))}")
+        named[name] = paths[0]
+    return named
+
+
+def parse_named_path_groups(items: Iterable[str]) -> Dict[str, List[Path]]:
+    """``["NAME=PATH", ...]`` with a name repeated for each run of one row (e.g. one trained
+    pipeline per seed) as ``{name: [Path, ...]}``, in order; ValueError names a bad item or a
+    path given twice."""
+    groups: Dict[str, List[Path]] = {}
     for item in items:
         name, _, path = str(item).partition("=")
         if not name or not path:
             raise ValueError(f"expected NAME=PATH, got {item!r}")
-        named[name] = Path(path)
-    return named
+        if Path(path) in groups.get(name, []):
+            raise ValueError(f"{name}={path} given twice")
+        groups.setdefault(name, []).append(Path(path))
+    return groups
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]], numeric: bool = True) -> str:

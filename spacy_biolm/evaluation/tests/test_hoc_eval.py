@@ -190,6 +190,44 @@ def test_thresholds_and_test_commands_write_the_config_the_table_and_the_release
     assert set(flat["dev_cross_validated"]) == {"label_f1", "micro_f1"}
 
 
+def test_pipelines_sharing_a_row_name_are_scored_as_one_row_over_their_seeds(bow_pipeline, tmp_path):
+    import shutil
+    import statistics
+
+    from spacy.util import load_config
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+    from spacy_biolm.evaluation.tables import parse_named_paths
+
+    models = []
+    for seed, objective in [(3, "label_f1"), (7, "micro_f1")]:
+        model = tmp_path / f"seed_{seed}"
+        shutil.copytree(bow_pipeline[0], model)
+        config = load_config(model / "config.cfg", interpolate=False)
+        config["system"]["seed"] = seed
+        config.to_disk(model / "config.cfg")
+        tune_pipeline_thresholds(model, bow_pipeline[1], objective=objective)
+        models.append(model)
+    alone = [score_pipeline(model, bow_pipeline[1])["cats_micro_f"] for model in models]
+    args = ["evaluate", "hoc-test", str(tmp_path / "r.json"), f"bow={models[0]}", f"bow={models[1]}", "--test",
+            str(bow_pipeline[1]), "--table", str(tmp_path / "t.md")]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    row = json.loads((tmp_path / "r.json").read_text())["rows"]["bow"]
+    assert [run["seed"] for run in row["runs"]] == [3, 7] and row["models"] == [str(m) for m in models]
+    assert row["summary"]["cats_micro_f"]["mean"] == pytest.approx(statistics.mean(alone))
+    assert row["summary"]["cats_micro_f"]["std"] == pytest.approx(statistics.stdev(alone))
+    table = (tmp_path / "t.md").read_text()
+    assert "mean (std) over seeds [3, 7]" in table and "| bow (ours) | 2 |" in table
+    flat = CliRunner().invoke(app, args + ["--model-scores", str(tmp_path / "flat.json")])
+    assert flat.exit_code == 1 and "have several" in " ".join(flat.output.split()) and not (tmp_path / "flat.json").exists()
+    twice = CliRunner().invoke(app, args[:4] + [f"bow={models[0]}"])
+    assert twice.exit_code == 1 and "given twice" in " ".join(twice.output.split())  # wasabi wraps lines
+    with pytest.raises(ValueError, match="'bow' given 2 times"):
+        parse_named_paths([f"bow={models[0]}", f"bow={models[1]}"])
+
+
 def test_objectives_are_compared_on_held_out_dev_and_test_without_changing_the_pipeline(bow_pipeline, tmp_path):
     from typer.testing import CliRunner
 
