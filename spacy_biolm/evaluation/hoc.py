@@ -167,7 +167,8 @@ def evaluate_hoc_models(models: Dict[str, Sequence[Path]], test: Path, use_gpu: 
             run = {"model": str(model_dir), "seed": _trained_seed(Path(model_dir)), **_tested(Path(model_dir), test, use_gpu)}
             dev = run.get("dev", dev)
             runs.append(run)
-        seeds.update(run["seed"] for run in runs if len(runs) > 1 and run["seed"] is not None)
+        if len(runs) > 1:  # a single pipeline's seed says nothing about spread; the caption then says so
+            seeds.update(run["seed"] for run in runs if run["seed"] is not None)
         rows[name] = {"models": [str(m) for m in model_dirs], "runs": runs, "summary": summarise(runs, _SUMMARY_METRICS)}
     objectives = sorted({run["objective"] for row in rows.values() for run in row["runs"]})
     return {"test": str(test), "dev": str(dev), "seeds": sorted(seeds), "objective": ", ".join(objectives),
