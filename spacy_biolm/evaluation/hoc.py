@@ -232,20 +232,42 @@ def paper_hoc_rows(paper_results: Optional[Path]) -> List[List[str]]:
 
 def hoc_table(result: Dict[str, object], paper_results: Optional[Path] = None) -> str:
     """Markdown: one row per config, test micro/macro F1 and tuned dev micro/macro F1 as mean
-    (std) in percent over the seeds, then the published rows (or a line saying there are none)."""
+    (std) in percent over the seeds, then the published rows (or a line saying there are none).
+    When every run records it, a last column holds the held-out dev micro F1 of the run's
+    objective (thresholds tuned on one half of dev, scored on the other): the dev columns score
+    the thresholds on the documents they were tuned on, so only this one can choose between rows
+    without looking at test."""
+    held_out = _held_out_dev_micro_fs(result)
+    with_held_out = held_out is not None
     header = ["model", "seeds", "test micro F1", "test macro F1", "dev micro F1", "dev macro F1"]
+    header += ["held-out dev micro F1"] if with_held_out else []
     rows = []
     for name, row in result["rows"].items():
         summary = row["summary"]
         cells = [format_mean_std(summary[k]["mean"], summary[k]["std"]) for k in
                  ("cats_micro_f", "cats_macro_f", "dev_cats_micro_f", "dev_cats_macro_f")]
+        if with_held_out:
+            spread = summarise([{"micro_f": value} for value in held_out[name]], ["micro_f"])["micro_f"]
+            cells.append(format_mean_std(spread["mean"], spread["std"]))
         rows.append([f"{name} (ours)", str(summary["cats_micro_f"]["n"]), *cells])
     paper = paper_hoc_rows(paper_results)
-    published = [[r[0], "", r[1], r[2], "", ""] for r in paper]
+    published = [[r[0], "", r[1], r[2], *[""] * (len(header) - 4)] for r in paper]
     table = markdown_table(header, rows + published)
     if paper_results and not paper:
         table += f"\n\nNo published HoC scores in {paper_results}."
     return table
+
+
+def _held_out_dev_micro_fs(result: Dict[str, object]) -> Optional[Dict[str, List[float]]]:
+    """{row name: each run's cross-validated dev micro F1 under the run's own threshold objective},
+    or None when a run did not record it (tuned before cross-validation was)."""
+    held_out = {}
+    for name, row in result["rows"].items():
+        scores = [(run.get("dev_cross_validated") or {}).get(run.get("objective", _UNRECORDED_OBJECTIVE)) for run in row["runs"]]
+        if not all(scores):
+            return None
+        held_out[name] = [score["micro_f"] for score in scores]
+    return held_out
 
 
 def compare_threshold_objectives(models: Dict[str, Path], dev: Path, test: Path, use_gpu: int = -1) -> Dict[str, object]:
@@ -322,6 +344,8 @@ def write_hoc_results(result: Dict[str, object], output_json: Path, table_path: 
         Path(table_path).parent.mkdir(parents=True, exist_ok=True)
         Path(table_path).write_text(
             f"Hallmarks of Cancer, test split ({result['test']}), percent, {runs}; "
-            f"thresholds tuned on dev ({result['dev']}) {_objective_words(result)}. Overrides: {result['overrides'] or 'none'}.\n\n"
+            f"thresholds tuned on dev ({result['dev']}) {_objective_words(result)}. Overrides: {result['overrides'] or 'none'}."
+            + (" Held-out dev: tuned on one half of dev, scored on the other (20 random halvings, both ways)."
+               if _held_out_dev_micro_fs(result) else "") + "\n\n"
             f"{table}\n", encoding="utf8")
     return table, output_json

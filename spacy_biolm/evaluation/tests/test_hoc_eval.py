@@ -160,6 +160,28 @@ def test_table_shows_mean_std_of_each_row_and_says_when_no_paper_numbers_exist(t
     assert hoc_table(result, empty).endswith(f"No published HoC scores in {empty}.")
 
 
+def test_table_adds_the_held_out_dev_score_of_each_runs_objective_only_when_every_run_has_one():
+    from spacy_biolm.evaluation.seeds import summarise
+
+    def run(test, held_out, objective="micro_f1"):
+        other = "label_f1" if objective == "micro_f1" else "micro_f1"
+        return {"cats_micro_f": test, "cats_macro_f": test, "dev_cats_micro_f": 0.9, "dev_cats_macro_f": 0.9,
+                "objective": objective, "dev_cross_validated": {objective: {"micro_f": held_out, "macro_f": 0.5},
+                                                                other: {"micro_f": 0.0, "macro_f": 0.0}}}
+
+    def row(runs):
+        return {"runs": runs, "summary": summarise(runs, ["cats_micro_f", "cats_macro_f", "dev_cats_micro_f", "dev_cats_macro_f"])}
+
+    result = {"rows": {"a": row([run(0.80, 0.78), run(0.82, 0.80, objective="label_f1")]), "b": row([run(0.70, 0.60)])}}
+    lines = hoc_table(result).splitlines()
+    assert lines[0].endswith("| dev macro F1 | held-out dev micro F1 |")
+    # each run's own objective is read, never the other one (0.0)
+    assert lines[2] == "| a (ours) | 2 | 81.00 (1.41) | 81.00 (1.41) | 90.00 (0.00) | 90.00 (0.00) | 79.00 (1.41) |"
+    assert lines[3].endswith("| 60.00 (0.00) |")
+    del result["rows"]["b"]["runs"][0]["dev_cross_validated"]
+    assert "held-out" not in hoc_table(result)
+
+
 def test_thresholds_and_test_commands_write_the_config_the_table_and_the_release_scores(bow_pipeline, tmp_path):
     import shutil
 
