@@ -238,15 +238,14 @@ def hoc_table(result: Dict[str, object], paper_results: Optional[Path] = None) -
     the thresholds on the documents they were tuned on, so only this one can choose between rows
     without looking at test."""
     held_out = _held_out_dev_micro_fs(result)
-    with_held_out = held_out is not None
     header = ["model", "seeds", "test micro F1", "test macro F1", "dev micro F1", "dev macro F1"]
-    header += ["held-out dev micro F1"] if with_held_out else []
+    header += ["held-out dev micro F1"] if held_out is not None else []
     rows = []
     for name, row in result["rows"].items():
         summary = row["summary"]
         cells = [format_mean_std(summary[k]["mean"], summary[k]["std"]) for k in
                  ("cats_micro_f", "cats_macro_f", "dev_cats_micro_f", "dev_cats_macro_f")]
-        if with_held_out:
+        if held_out is not None:
             spread = summarise([{"micro_f": value} for value in held_out[name]], ["micro_f"])["micro_f"]
             cells.append(format_mean_std(spread["mean"], spread["std"]))
         rows.append([f"{name} (ours)", str(summary["cats_micro_f"]["n"]), *cells])
