@@ -232,3 +232,17 @@ def test_all_ships_the_encoder_the_ablation_chose():
     if chosen.startswith("pretrained/"):
         assert any(any(out.startswith(chosen) for out in COMMANDS[name].get("outputs", []))
                    for name in PROJECT["workflows"]["all"]), f"no step of `all` writes {chosen}"
+
+
+@pytest.mark.parametrize("profile", ["default", *sorted(p.stem for p in (REPO / "configs" / "profiles").glob("*.yml"))])
+def test_the_hallmarks_pipeline_is_tuned_tested_and_shipped_at_the_checkpoint_the_profile_names(profile):
+    from spacy_biolm.profiles import profile_vars
+
+    # One command naming its checkpoint outright would tune one pipeline and test or ship another.
+    assert "training/hoc/model-" not in (REPO / "project.yml").read_text(encoding="utf8")
+    checkpoint = profile_vars(profile, REPO)["hoc_checkpoint"]
+    assert checkpoint in {"model-best", "model-last"}, f"{profile}: hoc_checkpoint {checkpoint!r} is not a spacy train output"
+    pipeline = f"training/hoc/{PROJECT['vars']['hoc_checkpoint']}"
+    assert COMMANDS["train-hoc"]["outputs"] == [pipeline]
+    for name in ("train-hoc", "evaluate-hoc", "assemble"):
+        assert pipeline in " ".join(COMMANDS[name]["script"]), name
