@@ -236,13 +236,19 @@ def test_all_ships_the_encoder_the_ablation_chose():
 
 @pytest.mark.parametrize("profile", ["default", *sorted(p.stem for p in (REPO / "configs" / "profiles").glob("*.yml"))])
 def test_the_hallmarks_pipeline_is_tuned_tested_and_shipped_at_the_checkpoint_the_profile_names(profile):
-    from spacy_biolm.profiles import profile_vars
+    import srsly
+    from weasel.util import substitute_project_variables
+
+    from spacy_biolm.profiles import load_profile
 
     # One command naming its checkpoint outright would tune one pipeline and test or ship another.
-    assert "training/hoc/model-" not in (REPO / "project.yml").read_text(encoding="utf8")
-    checkpoint = profile_vars(profile, REPO)["hoc_checkpoint"]
+    raw = srsly.read_yaml(REPO / "project.yml")
+    assert "training/hoc/model-" not in srsly.json_dumps(raw["commands"])
+    overrides = load_profile(profile, REPO)
+    commands = {command["name"]: command for command in
+                substitute_project_variables(raw, {f"vars.{k}": v for k, v in overrides.items()})["commands"]}
+    checkpoint = overrides.get("hoc_checkpoint", raw["vars"]["hoc_checkpoint"])
     assert checkpoint in {"model-best", "model-last"}, f"{profile}: hoc_checkpoint {checkpoint!r} is not a spacy train output"
-    pipeline = f"training/hoc/{PROJECT['vars']['hoc_checkpoint']}"
-    assert COMMANDS["train-hoc"]["outputs"] == [pipeline]
+    assert commands["train-hoc"]["outputs"] == [f"training/hoc/{checkpoint}"]
     for name in ("train-hoc", "evaluate-hoc", "assemble"):
-        assert pipeline in " ".join(COMMANDS[name]["script"]), name
+        assert f"training/hoc/{checkpoint}" in " ".join(commands[name]["script"]), name
