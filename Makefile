@@ -8,6 +8,8 @@ PYTHON ?= python3
 PROFILE ?= default
 VARS ?=
 VENV := .venv
+# Where `make all` and `make test` record their wall time and peak memory.
+RECORD := --results results/runtimes.json --readme README.md
 BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 
@@ -30,11 +32,11 @@ install: $(BIN)/spacy-biolm
 
 # Both record their wall time in results/runtimes.json and README's runtimes line (spacy_biolm/runtimes.py).
 all: install
-	$(BIN)/python -m spacy_biolm docs timed "make all$(if $(filter-out default,$(PROFILE)), PROFILE=$(PROFILE))" -- \
+	$(BIN)/python -m spacy_biolm timed "make all$(if $(filter-out default,$(PROFILE)), PROFILE=$(PROFILE))" $(RECORD) -- \
 		$(BIN)/python -m spacy_biolm profile run $(PROFILE) all $(VARS)
 
 test: install
-	$(BIN)/python -m spacy_biolm docs timed "make test" -- $(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m spacy_biolm timed "make test" $(RECORD) -- $(BIN)/python -m pytest -q -n 2
 
 clean:
 	rm -rf $(VENV) assets corpus pretrained training metrics packages

@@ -6,7 +6,7 @@ writes one JSON with a row per run plus one plot of the held-out losses against 
 For the GPU runs of a lent device:
 
     python benchmarks/pretrain_runs.py --hardware "one NVIDIA H100 80GB HBM3" \\
-        --ablation results/encoders_gpu.json --output benchmarks/results/pretrain_gpu.json \\
+        --ablation projects/encoder-ablation/results/encoders_gpu.json --output benchmarks/results/pretrain_gpu.json \\
         minilm_electra_gpu=pretrained/minilm_electra_gpu small_gpu=pretrained/small_gpu
 """
 
@@ -54,6 +54,9 @@ def main() -> None:
               "reference_downstream_test": {t: s["test"] for t, s in ablation["encoders"][reference]["tasks"].items()}
               if reference in ablation.get("encoders", {}) else None}
     args.output.parent.mkdir(parents=True, exist_ok=True)
+    from spacy_biolm.run_record import stamp_json  # the commit and date of this run (results/README.md)
+
+    result = stamp_json(result)
     args.output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf8")
     plot(rows, args.output.with_suffix(".png"))
     print(f"wrote {args.output} and its plot")

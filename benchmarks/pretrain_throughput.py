@@ -276,6 +276,9 @@ def main(argv=None) -> Dict:
     result["final_loss_relative_difference"] = round(abs(ours[key] - ref[key]) / ref[key], 4)
     output = args.output or RESULTS / f"pretrain_throughput_{device.type}.json"
     output.parent.mkdir(parents=True, exist_ok=True)
+    from spacy_biolm.run_record import stamp_json  # the commit and date of this run (results/README.md)
+
+    result = stamp_json(result)
     output.write_text(json.dumps(result, indent=2), encoding="utf8")
     _plot(result, output.with_suffix(".png"))
     print(

@@ -86,6 +86,9 @@ def main() -> None:
         "wall_seconds": round(time.time() - started, 1),
     }
     args.output.parent.mkdir(parents=True, exist_ok=True)
+    from spacy_biolm.run_record import stamp_json  # the commit and date of this run (results/README.md)
+
+    report = stamp_json(report)
     args.output.write_text(json.dumps(report, indent=2), encoding="utf8")
     print(json.dumps(report, indent=2))
 

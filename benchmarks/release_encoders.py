@@ -125,6 +125,9 @@ def main(argv=None) -> None:
         "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
     }
     args.output.parent.mkdir(parents=True, exist_ok=True)
+    from spacy_biolm.run_record import stamp_json  # the commit and date of this run (results/README.md)
+
+    result = stamp_json(result)
     args.output.write_text(json.dumps(result, indent=1), encoding="utf8")
     for name, entry in report.items():
         print(f"{name}: {entry['words_per_second']} words/s, {entry['pipeline_over_raw_forward']}x its encoder's raw "

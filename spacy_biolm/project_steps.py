@@ -61,9 +61,9 @@ def stage_commands(project: Dict[str, object]) -> Dict[str, List[str]]:
 def script_programs(script: str) -> str:
     """What a script line runs, as a reader types it: ``python -m spacy_biolm relations train
     CONFIG ...`` -> ``spacy-biolm relations train``; ``python -m spacy evaluate ...`` -> ``spacy evaluate``;
-    ``python -m spacy_biolm docs timed NAME ... -- python -m spacy train ...`` -> ``spacy train``."""
+    ``python -m spacy_biolm timed NAME -- python -m spacy train ...`` -> ``spacy train``."""
     tokens = shlex.split(script)
-    if tokens[:5] == ["python", "-m", "spacy_biolm", "docs", "timed"] and "--" in tokens:
+    if tokens[:4] == ["python", "-m", "spacy_biolm", "timed"] and "--" in tokens:
         tokens = tokens[tokens.index("--") + 1:]  # a timed step runs what follows `--`
     if tokens[:2] == ["python", "-m"] and len(tokens) > 2:
         program, rest = tokens[2].replace("_", "-"), tokens[3:]
@@ -121,7 +121,7 @@ def rewrite_generated(path: PathLike, body: str, start_marker: str, end_marker: 
 
 def include_marker_lines(path: str) -> Tuple[str, str]:
     """The start and end lines that make README show the results file ``path`` (a Markdown table a
-    run wrote, e.g. ``results/hoc/hoc_full_seeds.md``) verbatim; :func:`update_includes` fills them."""
+    run wrote, e.g. ``results/hoc_full_seeds.md``) verbatim; :func:`update_includes` fills them."""
     return (f"<!-- include {path} start: written by the run; do not edit -->",
             f"<!-- include {path} end -->")
 

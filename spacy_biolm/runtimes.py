@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Dict, Optional, Sequence, Union
 
 from .project_steps import rewrite_generated
+from .run_record import RUN_KEY, git_commit, stamp_json
 
 __all__ = ["RUNTIMES_START", "RUNTIMES_END", "run_timed", "record_runtime", "runtimes_text", "update_readme_runtimes"]
 
@@ -45,6 +46,7 @@ def _add_runtime(results: Path, name: str, command: Sequence[str], seconds: floa
                  peak_rss_mib: Optional[float]) -> Dict:
     runtimes = json.loads(results.read_text(encoding="utf8")) if results.is_file() else {}
     runtimes[name] = {
+        "commit": git_commit(),
         "seconds": round(seconds, 1),
         "peak_rss_mib": None if peak_rss_mib is None else round(peak_rss_mib),
         "returncode": returncode,
@@ -52,13 +54,15 @@ def _add_runtime(results: Path, name: str, command: Sequence[str], seconds: floa
         "finished": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "command": " ".join(command),
     }
+    # Each measurement names its commit; "run" is the record of the last one written (the results index reads it).
+    runtimes = stamp_json(runtimes)
     results.write_text(json.dumps(runtimes, indent=2, sort_keys=True) + "\n", encoding="utf8")
     return runtimes
 
 
 def runtimes_text(runtimes: Dict) -> str:
     """README's line: each successful measurement in minutes, with its CPU count and date."""
-    done = {name: r for name, r in sorted(runtimes.items()) if r["returncode"] == 0}
+    done = {name: r for name, r in sorted(runtimes.items()) if name != RUN_KEY and r["returncode"] == 0}
     if not done:
         return "Run times: not measured yet (`make all` and `make test` record theirs in `results/runtimes.json`).\n"
     parts = []

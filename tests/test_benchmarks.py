@@ -191,6 +191,7 @@ def test_annotate_benchmark_reports_docs_per_second_of_each_runner(tmp_path):
     assert report["configs"]["pipe_n_process"]["n_process"] == 2
     assert report["speedup_over_1_process"]["pipe_1_process"] == 1.0
     assert report["same_output"] is True
+    assert set(report["run"]) >= {"commit", "date"}  # every benchmark result records its run (results/README.md)
 
 
 def test_long_documents_benchmark_reports_time_memory_and_bounded_pairs(tmp_path):

@@ -57,6 +57,7 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     project = tmp_path / "project"
     project.mkdir()
     shutil.copy(REPO / "project.yml", project)
+    shutil.copy(REPO / "README.md", project)  # `all` rewrites what README quotes from its run
     shutil.copytree(REPO / "configs", project / "configs")
     # The encoder `all` fine-tunes: a tiny random one here, exported as the published one would be.
     # Its vocabulary is characters, so a 128-token window can take ~1,000 wordpieces: room for them.
@@ -76,15 +77,19 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     table = (project / "metrics/results.md").read_text()
     assert "Smoke encoder (ours)" in table and "spaCy CNN" in table and "(paper)" in table
 
-    # Pretraining from scratch and the no-pretraining NER ablation, after `all`.
-    for workflow in ("pretrain", "pretraining-ablation"):
-        _run([sys.executable, "-m", "spacy", "project", "run", workflow, ".", *overrides], cwd=project)
+    # Pretraining from scratch, then the no-pretraining NER ablation after `all`: an experiment project
+    # of its own (projects/encoder-ablation), reading the root's outputs through its var root ("../..").
+    _run([sys.executable, "-m", "spacy", "project", "run", "pretrain", ".", *overrides], cwd=project)
+    ablation = project / "projects" / "encoder-ablation"
+    ablation.mkdir(parents=True)
+    shutil.copy(REPO / "projects" / "encoder-ablation" / "project.yml", ablation)
+    _run([sys.executable, "-m", "spacy", "project", "run", "pretraining-ablation", "projects/encoder-ablation", *overrides], cwd=project)
     report = json.loads((project / "pretrained/vocab/vocab_report.json").read_text())
     assert report["gene_splits"]["splits"]["biolm-wp"]["BRCA1"]
     summary = json.loads((project / "pretrained/tiny/pretrain_summary.json").read_text())
     assert summary["steps"] == 3
     assert (project / "pretrained/tiny/pretrain_curve.png").is_file()
-    assert "Bio-ELECTRA tiny without pretraining (ours)" in (project / "metrics/results_random.md").read_text()
+    assert "Bio-ELECTRA tiny without pretraining (ours)" in (ablation / "metrics/results_random.md").read_text()
 
     for dataset in ("gad",):
         scores = json.loads((project / f"metrics/relations_{dataset}_anonymised.json").read_text())
@@ -117,6 +122,12 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     release = json.loads((project / "results/release.json").read_text())
     assert release["profile"] == "default" and release["device"].startswith("cpu")
     assert all(c["train_seconds"] > 0 for c in release["components"]), release["components"]
+    # README's scores block is this run's, with what the release printed for README's example text.
+    from spacy_biolm.evaluation.release import readme_scores
+    from spacy_biolm.evaluation.sample import SAMPLE_TEXT
+
+    assert release["sample"]["text"] == SAMPLE_TEXT and isinstance(release["sample"]["entities"], list)
+    assert readme_scores(project / "results/release.json") in (project / "README.md").read_text(encoding="utf8")
 
     wheels = list((project / "packages").glob("*/dist/en_bio_electra-*.whl"))
     assert len(wheels) == 1

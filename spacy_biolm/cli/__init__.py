@@ -7,11 +7,12 @@ One sub-app per area, each command a thin wrapper over a library function:
     spacy-biolm relations  convert, train, evaluate, cv, table
     spacy-biolm qa         convert, corpora, evaluate, evaluate-project, tune-lexical-weight, seeds-table
     spacy-biolm evaluate   seeds, encoders, seeds-table, tune, ner-table, release-meta, hoc, hoc-thresholds, hoc-objectives, hoc-test
-    spacy-biolm docs       steps-table, scores-table, encoders-table, one-encoder-table, includes, timed
+    spacy-biolm docs       steps-table, scores-table, encoders-table, one-encoder-table, includes, results-index
     spacy-biolm profile    show, run (the project with a named budget: default, full)
     spacy-biolm bench      list, run
     spacy-biolm release    package, share-encoder
     spacy-biolm annotate   INPUT... OUTPUT (a corpus through a pipeline, one machine or Ray)
+    spacy-biolm timed      NAME -- COMMAND (wall time and peak memory of a run: training steps, make all/test)
 
 ``python -m spacy_biolm ...`` runs the same app with the running interpreter (what project.yml uses).
 """
@@ -20,6 +21,7 @@ import typer
 
 from . import bench, data, docs, evaluate, pretrain, profile, qa, relations, release
 from .annotate import annotate_cli
+from .timed import timed_cli
 
 __all__ = ["app", "main"]
 
@@ -43,6 +45,7 @@ app.add_typer(bench.app, name="bench")
 app.add_typer(release.app, name="release")
 # One command, not a sub-app: `spacy-biolm annotate INPUT... OUTPUT`.
 app.command("annotate")(annotate_cli)
+app.command("timed", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(timed_cli)
 
 
 def main() -> None:

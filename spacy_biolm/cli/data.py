@@ -11,19 +11,22 @@ from ._common import sub_app, user_errors
 
 __all__ = ["app"]
 
-app = sub_app("Corpora: fetch the assets, gather pretraining text, convert NER corpora and HoC to DocBins.")
+app = sub_app("Corpora: fetch the assets, gather pretraining text, convert NER, document-classification and HoC corpora to DocBins.")
 
 
 @app.command("assets")
 def assets_cli(
     project_dir: Path = typer.Argument(Path("."), help="Project directory (with project.yml)"),
     mirror: Optional[Path] = typer.Option(None, "--mirror", help="Local mirror of the corpora (e.g. ../shared/data)"),
-    extra: bool = typer.Option(False, "--extra", help="Also fetch assets marked 'extra: true'"),
+    extra: bool = typer.Option(False, "--extra", help="Also download assets marked 'extra: true' (optional workflows only; without it they are copied from the mirror when it has them, never downloaded)"),
+    url_prefix_map: List[str] = typer.Option([], "--url-prefix-map", envvar="SPACY_BIOLM_URL_PREFIX_MAP", help="FROM=TO: download URLs (and git repositories) starting with FROM from TO instead (repeatable; the first match applies), e.g. a corporate mirror or a local server standing in for the upstream hosts; the environment variable takes space-separated pairs, so the project's assets step (make all) uses them too"),
 ):
     """Fetch project assets, copying checksum-verified files from a local mirror when present."""
-    from ..assets import fetch_assets
+    from ..assets import fetch_assets, parse_url_map
 
-    report = fetch_assets(project_dir, mirror if mirror and mirror.is_dir() else None, extra=extra)
+    with user_errors():
+        url_map = parse_url_map(url_prefix_map)
+        report = fetch_assets(project_dir, mirror if mirror and mirror.is_dir() else None, extra=extra, url_map=url_map)
     msg.good(", ".join(f"{len(v)} {k}" for k, v in report.items()))
 
 
@@ -32,7 +35,7 @@ def collect_text_cli(
     output: Path = typer.Argument(..., help="Text file to write (one sentence per line, blank line between documents)"),
     sources: List[Path] = typer.Argument(..., help="Source files: .txt (doc per line), .csv, .jsonl, CoNLL .tsv (training splits only)"),
     stats_path: Optional[Path] = typer.Option(None, "--stats", help="Write per-source counts as JSON"),
-    exclude: List[Path] = typer.Option([], "--exclude", help="Evaluation file (HoC .jsonl, CoNLL dev/test .tsv; repeatable) whose sentences are left out"),
+    exclude: List[Path] = typer.Option([], "--exclude", help="Evaluation text (the HoC tree assets/hoc_raw or HoC .jsonl, CoNLL dev/test .tsv; repeatable) whose sentences are left out"),
 ):
     """Gather pretraining text from raw corpora into one file, without the sentences of the
     evaluation files given with --exclude."""
@@ -75,6 +78,26 @@ def convert_cli(
     msg.good(f"{input_path} -> {output_path}: {json.dumps(stats)}")
 
 
+@app.command("convert-cats")
+def convert_cats_cli(
+    input_path: Path = typer.Argument(..., help='JSON lines, a document each: {"text", "labels": [...]} or {"text", "cats": {label: 0/1}}'),
+    output_path: Path = typer.Argument(..., help="DocBin (.spacy) to write, every Doc with a value for every label in doc.cats"),
+    label: List[str] = typer.Option([], "--label", help="The corpus's labels (repeatable); default: every label the file uses"),
+):
+    """Convert a document-classification corpus of your own (multi-label) to a DocBin for
+    configs/hoc.cfg or any textcat_multilabel config."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    from ..corpora.textcat import cats_jsonl_to_docs
+
+    with user_errors():
+        docs = list(cats_jsonl_to_docs(input_path, spacy.blank("en"), labels=label or None))
+    output_path.parent.mkdir(parents=True, exist_ok=True)
+    DocBin(docs=docs).to_disk(output_path)
+    msg.good(f"{input_path} -> {output_path}: {len(docs)} documents, labels {sorted(docs[0].cats) if docs else []}")
+
+
 @app.command("convert-splits")
 def convert_splits_cli(
     input_dir: Path = typer.Argument(..., help="Directory with train.tsv, devel.tsv and test.tsv (CoNLL BIO)"),
@@ -95,9 +118,12 @@ def convert_splits_cli(
 HOC_SPLIT_HELP = "PMID split file (JSON: train, dev, test lists)"
 
 
+HOC_INPUT_HELP = "The HoC corpus: its upstream tree (assets/hoc_raw: text/ and labels/) or JSON lines (hoc.jsonl)"
+
+
 @app.command("hoc-split")
 def hoc_split_cli(
-    input_path: Path = typer.Argument(..., help="HoC JSON lines (hoc.jsonl)"),
+    input_path: Path = typer.Argument(..., help=HOC_INPUT_HELP),
     output: Path = typer.Argument(Path("configs/splits/hoc_split.json"), help=HOC_SPLIT_HELP + " to write"),
     seed: int = typer.Option(0, "--seed", help="Seed of the shuffle"),
 ):
@@ -112,7 +138,7 @@ def hoc_split_cli(
 
 @app.command("convert-hoc")
 def convert_hoc_cli(
-    input_path: Path = typer.Argument(..., help="HoC JSON lines (hoc.jsonl)"),
+    input_path: Path = typer.Argument(..., help=HOC_INPUT_HELP),
     output_dir: Path = typer.Argument(..., help="Directory for train.spacy, dev.spacy and test.spacy"),
     split: Path = typer.Option(Path("configs/splits/hoc_split.json"), "--split", help=HOC_SPLIT_HELP),
     stats_path: Optional[Path] = typer.Option(None, "--stats", help="Write the per-split counts as JSON"),

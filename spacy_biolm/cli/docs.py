@@ -95,29 +95,12 @@ def includes_cli(
     msg.good(f"{'Updated ' + ', '.join(stale) if stale and not check else 'Every included file is up to date'} in {readme}")
 
 
-@app.command("timed", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def timed_cli(
-    ctx: typer.Context,
-    name: str = typer.Argument(..., help='What the README calls the run, e.g. "make all"'),
-    results: Path = typer.Option(Path("results/runtimes.json"), "--results", help="Where the measurements are kept"),
-    readme: Path = typer.Option(Path("README.md"), "--readme", help="Markdown file with the runtimes markers"),
-    no_readme: bool = typer.Option(False, "--no-readme", help="Only record the measurement (project.yml's training steps)"),
-):
-    """Run the command after `--`, record its wall time and peak memory in results/runtimes.json
-    and the README's runtimes line; exit with the command's status."""
-    from ..runtimes import run_timed
-
-    if not ctx.args:
-        msg.fail("Give the command to time after --, e.g. `spacy-biolm docs timed \"make test\" -- python -m pytest`", exits=1)
-    raise typer.Exit(run_timed(name, ctx.args, results, None if no_readme else readme))
-
-
 @app.command("one-encoder-table")
 def one_encoder_table_cli(
     per_task: Path = typer.Argument(Path("results/release.json"), help="The release's results (an encoder per task)"),
-    one_encoder: Path = typer.Argument(Path("results/one_encoder/release.json"), help="Workflow one-encoder's results"),
+    one_encoder: Path = typer.Argument(Path("projects/one-encoder/results/release.json"), help="Workflow one-encoder's results (projects/one-encoder)"),
     speed: Optional[Path] = typer.Option(None, "--speed", help="benchmarks/results/release_encoders.json: both releases' CPU speed"),
-    output: Path = typer.Option(Path("results/one_encoder/comparison.md"), "--output", help="Markdown file to write"),
+    output: Path = typer.Option(Path("projects/one-encoder/results/comparison.md"), "--output", help="Markdown file to write"),
 ):
     """What one shared encoder costs against an encoder per task: each component's test score in
     both releases beside the same run's baseline, and (with --speed) their words/s against one
@@ -129,3 +112,29 @@ def one_encoder_table_cli(
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(text, encoding="utf8")
     msg.good(f"Wrote {output}")
+
+
+@app.command("results-index")
+def results_index_cli(
+    root: Path = typer.Argument(Path("."), help="Repository root (results/, benchmarks/results/, projects/*/results/, released/*/)"),
+    check: bool = typer.Option(False, "--check", help="Only report whether results/README.md is up to date (exit 1 if not)"),
+    backfill: bool = typer.Option(False, "--backfill", help="First write the `git log` record (commit, date) into each JSON result that records no run"),
+):
+    """Write results/README.md: one row per result file (the logs of a folder share one), with
+    what it is (its own description, else results/descriptions.yml), the commit and date of its
+    run, profile, device, and whether it is current, an experiment's or superseded."""
+    from ..results_index import INDEX_PATH, backfill_records, write_results_index
+
+    with user_errors():
+        if backfill and not check:
+            written, undated = backfill_records(root)
+            msg.info(f"Recorded the git-log run in {len(written)} JSON result(s)" + (f": {', '.join(written)}" if written else ""))
+            if undated:
+                msg.warn(f"git cannot date {len(undated)} JSON result(s) (changed or never committed: commit them, "
+                         f"then run again): {', '.join(undated)}")
+        stale, unused = write_results_index(root, check=check)
+    if unused:
+        msg.warn(f"results/descriptions.yml globs that match no result file: {', '.join(unused)}")
+    if check and stale:
+        msg.fail(f"{root / INDEX_PATH} is stale: run `spacy-biolm docs results-index`", exits=1)
+    msg.good(f"{'Wrote' if stale and not check else 'Up to date:'} {root / INDEX_PATH}")

@@ -81,7 +81,9 @@ def encoders_cli(
     table = ablation_table(result)
     results.parent.mkdir(parents=True, exist_ok=True)
     results.write_text(json.dumps(result, indent=2), encoding="utf8")
-    results.with_suffix(".md").write_text(table, encoding="utf8")
+    from ..run_record import with_run_comment
+
+    results.with_suffix(".md").write_text(with_run_comment(table, result.get("run")), encoding="utf8")
     print(table)
     msg.good(f"Chosen on dev: {result['chosen']}; wrote {results} and {results.with_suffix('.md')}")
 
@@ -107,7 +109,7 @@ def seeds_table_cli(
 def tune_cli(
     ctx: typer.Context,
     config_path: Path = typer.Argument(..., help="spaCy training config to tune"),
-    space_path: Path = typer.Argument(..., help=".cfg with a [space] section (e.g. configs/tune_ner.cfg)"),
+    space_path: Path = typer.Argument(..., help=".cfg with a [space] section (e.g. projects/ner-seeds-tune/configs/tune_ner.cfg)"),
     output_dir: Path = typer.Argument(..., help="Trials (trial_N/, trials.pkl, trials.jsonl), best.cfg, best.json"),
     max_evals: int = typer.Option(8, "--max-evals", help="Trials in total (a re-run resumes and adds up to this)"),
     dev_metric: str = typer.Option("ents_f", "--metric", help="Dev-set score to maximise"),
@@ -151,8 +153,9 @@ def release_meta_cli(
     baseline: List[str] = typer.Option([], "--baseline", help="COMPONENT=TITLE=PATH: a trained baseline's evaluation JSON (e.g. spaCy's CNN for ner), repeatable"),
     paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json (the papers' values in --results)"),
     run: List[str] = typer.Option([], "--run", help="KEY=VALUE recorded in --results about the run (profile, encoder, gpu_id, seeds), repeatable"),
-    train_times: Optional[Path] = typer.Option(None, "--train-times", help="JSON of the components' training wall times (`docs timed COMPONENT --results ...`)"),
+    train_times: Optional[Path] = typer.Option(None, "--train-times", help="JSON of the components' training wall times (`spacy-biolm timed COMPONENT -- ...`)"),
     encoder: List[str] = typer.Option([], "--encoder", help="COMPONENT,...=DIR (or DIR for all components): the HF encoder directory those components fine-tuned (export-encoder's), named in the description, its checkpoint and pretraining text listed with their licences under sources; repeatable"),
+    sample_model: Optional[Path] = typer.Option(None, "--sample-model", help="The assembled release: what it prints for README's example text is recorded in --results (`sample`)"),
 ):
     """The release's meta.json: the base meta plus every component's test scores (performance and a
     table) and where its encoder came from; with --results, results/release.json beside the
@@ -177,6 +180,18 @@ def release_meta_cli(
             encoder_dirs.append(([c for c in components.split(",") if c], Path(path)))
         print(write_release_meta(base_meta, output, parse_named_paths(metrics), table, results, baselines, paper, run_info,
                                  train_times, encoder_dirs))
+        if sample_model is not None:
+            if results is None:
+                raise ValueError("--sample-model records into --results: give both")
+            import json
+
+            import spacy
+
+            from ..evaluation.sample import sample_output
+
+            record = json.loads(results.read_text(encoding="utf8"))
+            record["sample"] = sample_output(spacy.load(sample_model))
+            results.write_text(json.dumps(record, indent=2) + "\n", encoding="utf8")
 
 
 def objective_option():
@@ -223,7 +238,7 @@ def hoc_thresholds_cli(
 
 @app.command("hoc-objectives")
 def hoc_objectives_cli(
-    output: Path = typer.Argument(..., help="Results JSON to write (e.g. results/hoc/threshold_objectives.json)"),
+    output: Path = typer.Argument(..., help="Results JSON to write (e.g. projects/hoc-heads/results/threshold_objectives.json)"),
     models: List[str] = typer.Argument(..., help="NAME=MODEL_DIR pairs of trained HoC pipelines (they are not changed)"),
     dev: Path = typer.Option(Path("corpus/hoc/dev.spacy"), "--dev", help="Dev DocBin the thresholds are tuned on"),
     test: Path = typer.Option(Path("corpus/hoc/test.spacy"), "--test", help="Test DocBin"),
@@ -241,12 +256,15 @@ def hoc_objectives_cli(
     with user_errors(ValueError, OSError):  # spaCy raises OSError for a model dir it cannot load
         named = parse_named_paths(models)
         result = compare_threshold_objectives(named, dev, test, use_gpu=gpu_id)
+    from ..run_record import stamp_json, with_run_comment
+
     text = threshold_objectives_table(result, paper)
+    result = stamp_json(result, device=result.get("device"))  # this run's commit and date
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(result, indent=2), encoding="utf8")
     if table:
         table.parent.mkdir(parents=True, exist_ok=True)
-        table.write_text(text + "\n", encoding="utf8")
+        table.write_text(with_run_comment(text + "\n", result["run"]), encoding="utf8")
     print(text)
 
 
@@ -297,6 +315,7 @@ def hoc_test_cli(
     with ``spacy train``) are one row, as mean (std)."""
     from ..evaluation.hoc import evaluate_hoc_models, write_hoc_results
     from ..evaluation.tables import parse_named_path_groups
+    from ..run_record import stamp_json
 
     with user_errors():
         named = parse_named_path_groups(models)
@@ -308,4 +327,4 @@ def hoc_test_cli(
     print(write_hoc_results(result, output, table, paper)[0])
     for name, path in flat:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(result["rows"][name]["runs"][0], indent=2), encoding="utf8")
+        path.write_text(json.dumps(stamp_json(result["rows"][name]["runs"][0], device=result.get("device")), indent=2), encoding="utf8")

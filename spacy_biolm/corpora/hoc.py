@@ -1,13 +1,22 @@
 """The Hallmarks of Cancer corpus (HoC; Baker et al. 2016) as DocBins for document classification.
 
-The mirror's ``hoc.jsonl`` has one abstract per line: ``pmid``, ``sentences`` (tokenised, spaces
+The corpus comes in two forms, read alike by :func:`read_hoc`:
+
+- its upstream repository's tree (sb895/Hallmarks-of-Cancer, the project asset ``assets/hoc_raw``):
+  ``text/<PMID>.txt`` holds an abstract's tokenised sentences, one a line (each line ending in a
+  newline), and ``labels/<PMID>.txt`` its label string (below), one line without a newline;
+  :func:`read_hoc_raw` reads it, the abstracts sorted by PMID;
+- the mirror's ``hoc.jsonl``, converted from that tree: one abstract per line: ``pmid``, ``sentences`` (tokenised, spaces
 between tokens) and ``labels``, a one-element list holding the corpus's own label notation for all
-sentences at once. That string is a ``<`` before every sentence's labels (so it splits into one
+sentences at once (the labels file's content). That string is a ``<`` before every sentence's labels (so it splits into one
 more part than there are sentences; the first part is empty), a sentence's classes joined by
 ``AND`` (with or without a space after it: ``"...Receptors ANDSustaining ..."``), each class a
 path through the 37-class taxonomy joined by ``--`` (``"Resisting cell death--Apoptosis"``),
 sometimes with a trailing ``--`` (``"Cellular energetics--"``: the hallmark itself), padded with
 spaces, and ``NULL`` or blank for a sentence without a class.
+
+Both forms give the same abstracts (the same PMIDs, sentences and label strings; checked on the
+whole corpus by ``corpora/tests/test_hoc.py`` when the mirror is there), hence the same Docs.
 
 A Doc is one abstract, its sentences as given (tokens kept, sentence starts set):
 
@@ -28,7 +37,7 @@ import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterator, List, Sequence, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from spacy.tokens import Doc, DocBin, Span
 from spacy.vocab import Vocab
@@ -43,6 +52,7 @@ __all__ = [
     "parse_label_string",
     "hallmark_of",
     "read_hoc",
+    "read_hoc_raw",
     "make_split",
     "write_split",
     "read_split",
@@ -82,12 +92,14 @@ _AND = re.compile(r"\s*AND\s*")
 @dataclass(frozen=True)
 class HocAbstract:
     """One abstract of the corpus: its sentences (tokens separated by spaces) and, per sentence,
-    the full class paths it has (empty for none); ``line``: 1-based line in the file."""
+    the full class paths it has (empty for none); ``line``: 1-based line in the JSON-lines file
+    (None for the raw tree); ``path``: the file it was read from (the raw tree's text file)."""
 
     pmid: str
     sentences: Tuple[str, ...]
     sentence_classes: Tuple[Tuple[str, ...], ...]
-    line: int
+    line: Optional[int]
+    path: Optional[str] = None
 
     @property
     def hallmarks(self) -> Tuple[str, ...]:
@@ -130,10 +142,14 @@ def hallmark_of(class_path: str) -> str:
 
 
 def read_hoc(path: PathLike) -> Iterator[HocAbstract]:
-    """The abstracts of a HoC JSON-lines file; every malformed line is a CorpusFormatError naming
-    ``path:line`` (invalid JSON, a missing field, a label string that does not fit the sentences,
-    an unknown hallmark, a PMID seen before)."""
+    """The abstracts of a HoC JSON-lines file, or of the raw tree when ``path`` is a directory
+    (:func:`read_hoc_raw`); every malformed line is a CorpusFormatError naming ``path:line``
+    (invalid JSON, a missing field, a label string that does not fit the sentences, an unknown
+    hallmark, a PMID seen before)."""
     path = Path(path)
+    if path.is_dir():
+        yield from read_hoc_raw(path)
+        return
     seen: Dict[str, int] = {}
     with path.open(encoding="utf8") as f:
         for lineno, line in enumerate(f, start=1):
@@ -160,7 +176,46 @@ def read_hoc(path: PathLike) -> Iterator[HocAbstract]:
                 classes = parse_label_string(labels[0], len(sentences))
             except ValueError as err:
                 raise CorpusFormatError(path, lineno, f"PMID {pmid}: {err}") from None
-            yield HocAbstract(pmid, tuple(sentences), tuple(tuple(c) for c in classes), lineno)
+            yield HocAbstract(pmid, tuple(sentences), tuple(tuple(c) for c in classes), lineno, str(path))
+
+
+def read_hoc_raw(root: PathLike) -> Iterator[HocAbstract]:
+    """The abstracts of the corpus's upstream tree ``root`` (``text/<PMID>.txt``, a tokenised
+    sentence a line; ``labels/<PMID>.txt``, the label string), sorted by PMID. CorpusFormatError
+    naming the file (and line) for a missing ``text/`` or ``labels/`` folder, a PMID with a text
+    file and no labels file or the other way round, a file that is not UTF-8, an empty file or
+    blank line, and a label string that does not fit the sentences."""
+    root = Path(root)
+    text_dir, labels_dir = root / "text", root / "labels"
+    for folder in (text_dir, labels_dir):
+        if not folder.is_dir():
+            raise CorpusFormatError(folder, None, "no such folder: the HoC tree has text/ and labels/, a <PMID>.txt in each per abstract")
+    texts = {p.stem: p for p in text_dir.glob("*.txt")}
+    labels = {p.stem: p for p in labels_dir.glob("*.txt")}
+    for pmid in sorted(set(texts) ^ set(labels)):
+        present, missing = (texts[pmid], labels_dir) if pmid in texts else (labels[pmid], text_dir)
+        raise CorpusFormatError(present, None, f"PMID {pmid} has no {missing.name}/{pmid}.txt")
+    for pmid in sorted(texts):
+        text_path, labels_path = texts[pmid], labels[pmid]
+        text, label_string = _read_utf8(text_path), _read_utf8(labels_path)
+        if text.endswith("\n"):
+            text = text[:-1]
+        sentences = [line.rstrip("\r") for line in text.split("\n")]
+        for lineno, sentence in enumerate(sentences, start=1):
+            if not sentence.strip():
+                raise CorpusFormatError(text_path, lineno, f"PMID {pmid}: blank sentence")
+        try:
+            classes = parse_label_string(label_string.rstrip("\r\n"), len(sentences))
+        except ValueError as err:
+            raise CorpusFormatError(labels_path, 1, f"PMID {pmid}: {err}") from None
+        yield HocAbstract(pmid, tuple(sentences), tuple(tuple(c) for c in classes), None, str(text_path))
+
+
+def _read_utf8(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf8")
+    except UnicodeDecodeError as err:
+        raise CorpusFormatError(path, None, f"not UTF-8 ({err.reason} at byte {err.start})") from None
 
 
 def make_split(pmids: Sequence[str], seed: int = 0, fractions: Sequence[float] = DEFAULT_FRACTIONS) -> Dict[str, List[str]]:
@@ -229,7 +284,8 @@ def hoc_to_doc(vocab: Vocab, abstract: HocAbstract) -> Doc:
 
 
 def convert_hoc(input_path: PathLike, split_path: PathLike, output_dir: PathLike) -> Dict[str, Dict[str, object]]:
-    """``hoc.jsonl`` -> ``output_dir/{train,dev,test}.spacy`` by the split file. Every PMID of the
+    """The corpus (the raw tree, ``assets/hoc_raw``, or ``hoc.jsonl``) ->
+    ``output_dir/{train,dev,test}.spacy`` by the split file. Every PMID of the
     corpus must be in the split and every PMID of the split in the corpus (CorpusFormatError
     naming the file and the PMIDs otherwise, before anything is written). Returns per split the
     number of documents, of documents without a hallmark, and the documents per hallmark."""
@@ -239,7 +295,8 @@ def convert_hoc(input_path: PathLike, split_path: PathLike, output_dir: PathLike
     unassigned = sorted(set(abstracts) - assigned)
     absent = sorted(assigned - set(abstracts))
     if unassigned:
-        raise CorpusFormatError(input_path, abstracts[unassigned[0]].line,
+        first = abstracts[unassigned[0]]
+        raise CorpusFormatError(first.path or input_path, first.line,
                                 f"{len(unassigned)} PMIDs not in the split {split_path}: {', '.join(unassigned[:5])}")
     if absent:
         raise CorpusFormatError(split_path, None, f"{len(absent)} PMIDs of the split not in {input_path}: {', '.join(absent[:5])}")

@@ -145,6 +145,9 @@ def run_encoder_ablation(
     results["reference"] = reference
     results["chosen"] = choose_encoder(results, reference)
     output_dir.mkdir(parents=True, exist_ok=True)
+    from ..run_record import stamp_json
+
+    results = stamp_json(results, device="gpu" if use_gpu >= 0 else "cpu")  # this run's commit and date
     (output_dir / RESULTS_FILE).write_text(json.dumps(results, indent=2), encoding="utf8")
     return results
 
@@ -220,7 +223,7 @@ def readme_encoders(results_path: Path) -> str:
     """README's ablation block: the seeds and budgets, :func:`ablation_table`, and the encoder
     chosen on dev; or a line saying that no ablation has written ``results_path`` yet."""
     if not Path(results_path).is_file():
-        return "No ablation results yet: workflow `encoders-ablation` writes `results/encoders.json`.\n"
+        return "No ablation results yet: workflow `encoders-ablation` of projects/encoder-ablation writes `results/encoders.json` there.\n"
     results = json.loads(Path(results_path).read_text(encoding="utf8"))
     budgets = "; ".join(f"{t['title']}: " + (", ".join(f"{k} {v}" for k, v in t["overrides"].items()) or "its config's")
                         for t in results["tasks"].values())
@@ -234,5 +237,7 @@ def readme_encoders(results_path: Path) -> str:
         verdict = f"Best mean dev score: **{best}**, by more than the seed std over the reference {reference}; it is the choice."
     else:
         verdict = f"Best mean dev score: **{best or 'n/a'}**; it is the choice."
-    return (f"Seeds {', '.join(map(str, seeds))} ({len(seeds)} per encoder and task), test mean (std) in percent; "
-            f"budgets: {budgets}.\n\n{ablation_table(results)}\n{verdict}\n")
+    from ..run_record import with_run_comment
+
+    return with_run_comment(f"Seeds {', '.join(map(str, seeds))} ({len(seeds)} per encoder and task), test mean (std) in percent; "
+                            f"budgets: {budgets}.\n\n{ablation_table(results)}\n{verdict}\n", results.get("run"))

@@ -40,7 +40,7 @@ THRESHOLDS_FILE = "thresholds.json"
 #: How the HoC tools tune thresholds on dev (spacy_biolm.pipes.multilabel_thresholds.OBJECTIVES):
 #: per label, as the release does at the default budget, where it ties with one shared cut-off on
 #: held-out dev; the shared cut-off carries over better for longer-trained models and bag-of-words
-#: (results/hoc/threshold_objectives.md), which project.yml's hoc_threshold_objective chooses per profile.
+#: (projects/hoc-heads/results/threshold_objectives.md), which project.yml's hoc_threshold_objective chooses per profile.
 DEFAULT_OBJECTIVE = "label_f1"
 
 
@@ -334,6 +334,9 @@ def _objective_words(result: Dict[str, object]) -> str:
 def write_hoc_results(result: Dict[str, object], output_json: Path, table_path: Optional[Path] = None,
                       paper_results: Optional[Path] = None) -> Tuple[str, Path]:
     """Write ``result`` as JSON and its table (when ``table_path``); returns (table, json path)."""
+    from ..run_record import RUN_KEY, stamp_json, with_run_comment
+
+    result = stamp_json(result, device=result.get("device"))  # this run's commit and date
     output_json = Path(output_json)
     output_json.parent.mkdir(parents=True, exist_ok=True)
     output_json.write_text(json.dumps(result, indent=2), encoding="utf8")
@@ -341,10 +344,10 @@ def write_hoc_results(result: Dict[str, object], output_json: Path, table_path: 
     if table_path:
         runs = f"mean (std) over seeds {result['seeds']}" if result["seeds"] else "one trained pipeline each"
         Path(table_path).parent.mkdir(parents=True, exist_ok=True)
-        Path(table_path).write_text(
+        Path(table_path).write_text(with_run_comment(
             f"Hallmarks of Cancer, test split ({result['test']}), percent, {runs}; "
             f"thresholds tuned on dev ({result['dev']}) {_objective_words(result)}. Overrides: {result['overrides'] or 'none'}."
             + (" Held-out dev: tuned on one half of dev, scored on the other (20 random halvings, both ways)."
                if _held_out_dev_micro_fs(result) else "") + "\n\n"
-            f"{table}\n", encoding="utf8")
+            f"{table}\n", result[RUN_KEY]), encoding="utf8")
     return table, output_json

@@ -142,8 +142,10 @@ def evaluate_qa_files(
     for i, data_path in enumerate(data_paths):
         results[str(data_path)] = scores = evaluate_qa(nlp, data_path, batch_size=batch_size, limit=limit, baselines=baselines)
         if outputs:
+            from ..run_record import stamp_json
+
             Path(outputs[i]).parent.mkdir(parents=True, exist_ok=True)
-            Path(outputs[i]).write_text(json.dumps(scores, indent=2), encoding="utf8")
+            Path(outputs[i]).write_text(json.dumps(stamp_json(scores, device=scores.get("device")), indent=2), encoding="utf8")
     return results
 
 
@@ -269,10 +271,13 @@ def write_qa_seeds_table(
     with_baselines = next((scores for scores in files if scores.get("baselines")), {})
     table_rows += _baseline_rows(task, with_baselines) + _paper_rows(_read_paper(paper_results), source, section, len(columns))
     table = f"### {title}, mean (std) over seeds\n\n" + markdown_table(["model", *(c for c, _ in columns), "seeds"], table_rows)
+    from ..run_record import RUN_KEY, stamp_json, with_run_comment
+
+    summary = stamp_json({"task": task, "rows": results})  # the table's run: its commit and date
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(table + "\n", encoding="utf8")
-    output.with_suffix(".json").write_text(json.dumps({"task": task, "rows": results}, indent=2), encoding="utf8")
+    output.write_text(with_run_comment(table + "\n", summary[RUN_KEY]), encoding="utf8")
+    output.with_suffix(".json").write_text(json.dumps(summary, indent=2), encoding="utf8")
     return table
 
 
@@ -303,6 +308,7 @@ def evaluate_qa_project(
     ``metrics_dir/<name>_test.json`` per test set and ``metrics_dir/qa_results.md`` (ours beside the
     baselines and the papers). Returns the table."""
     from ..corpora.qa import QACorpus
+    from ..run_record import RUN_KEY, stamp_json, with_run_comment
 
     metrics_dir = Path(metrics_dir)
     metrics_dir.mkdir(parents=True, exist_ok=True)
@@ -321,7 +327,8 @@ def evaluate_qa_project(
             baselines = reranking_baselines(encoder)
         scores = evaluate_qa(nlp, Path(corpus_dir) / data, batch_size=batch_size, baselines=baselines)
         written[metric_name] = metrics_dir / f"{metric_name}_test.json"
+        scores = stamp_json(scores, device=scores.get("device"))  # this run's commit and date
         written[metric_name].write_text(json.dumps(scores, indent=2), encoding="utf8")
     table = qa_results_table(written, paper_results=paper_results, name=name)
-    (metrics_dir / "qa_results.md").write_text(table, encoding="utf8")
+    (metrics_dir / "qa_results.md").write_text(with_run_comment(table, scores[RUN_KEY]), encoding="utf8")
     return table

@@ -83,8 +83,11 @@ def evaluate_relations(
     name, baseline = all_positive_relations(examples, extractor.candidate_pairs)
     scores["baselines"] = {name: {key: baseline[key] for key in METRICS}}
     if output is not None:
+        from ..run_record import stamp_json
+
         Path(output).parent.mkdir(parents=True, exist_ok=True)
-        Path(output).write_text(json.dumps(scores, indent=2), encoding="utf8")
+        Path(output).write_text(json.dumps(stamp_json(scores, device="gpu" if use_gpu >= 0 else "cpu"), indent=2),
+                                encoding="utf8")
     return scores
 
 
@@ -124,9 +127,12 @@ def cross_validate(
     summary = summarise_folds(results)
     summary.update({"architecture": relation_architecture(config_path), "config": str(config_path), "folds_dir": str(folds_dir),
                     "overrides": {k: str(v) for k, v in (overrides or {}).items()}})
+    from ..run_record import RUN_KEY, stamp_json, with_run_comment
+
+    summary = stamp_json(summary, device="gpu" if use_gpu >= 0 else "cpu")  # this run's commit and date
     output_dir.mkdir(parents=True, exist_ok=True)
     (output_dir / "cv.json").write_text(json.dumps(summary, indent=2), encoding="utf8")
-    (output_dir / "cv.md").write_text(cv_markdown(summary), encoding="utf8")
+    (output_dir / "cv.md").write_text(with_run_comment(cv_markdown(summary), summary[RUN_KEY]), encoding="utf8")
     return summary
 
 

@@ -151,7 +151,13 @@ def readme_scores(results_path: Path) -> str:
     run has written it yet."""
     if not Path(results_path).is_file():
         return "No release results yet: the `assemble` step of `spacy project run all` writes `results/release.json`.\n"
-    return results_table(json.loads(Path(results_path).read_text(encoding="utf8")))
+    from ..run_record import with_run_comment
+    from .sample import sample_markdown
+
+    results = json.loads(Path(results_path).read_text(encoding="utf8"))
+    table = results_table(results)
+    # The last line names the run's commit and date (an HTML comment), when release.json records them.
+    return with_run_comment(table + ("\n" + sample_markdown(results["sample"]) if "sample" in results else ""), results.get("run"))
 
 
 def release_rows(metric_paths: Dict[str, Path]) -> List[Dict[str, object]]:
@@ -246,6 +252,10 @@ def write_release_meta(
         raise ValueError(f"--encoder names components with no test scores: {', '.join(unknown)} "
                          f"(components: {', '.join(metric_paths)})")
     results = release_results(metric_paths, baseline_paths, paper_results, run, train_times) if results_path else None
+    if results is not None:  # the commit and date of this run, beside its profile and device (results/README.md reads them)
+        from ..run_record import stamp_json
+
+        results = stamp_json(results, profile=results.get("profile"), device=results.get("device"))
     encoders = [(components, encoder_provenance(path)) for components, path in encoder_dirs]
     meta = release_meta(json.loads(Path(base_meta).read_text(encoding="utf8")), rows, results, encoders)
     for path, text in [(output, json.dumps(meta, indent=2)), (table, release_table(rows)),

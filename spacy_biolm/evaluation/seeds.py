@@ -99,9 +99,13 @@ def write_datasets_table(
     if all("dev_ents_f" in result["summary"] for result in results.values()):
         metrics["dev_ents_f"] = "dev F1"
     table = datasets_table(results, paper_scores, shown, metrics, row_title)
+    from ..run_record import RUN_KEY, stamp_json, with_run_comment
+
+    stamped = stamp_json(results)  # this run's commit and date, beside the rows
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(f"NER test sets, entity-level, percent: {name}, mean (std) over seeds.\n\n{table}", encoding="utf8")
-    output.with_suffix(".json").write_text(json.dumps(results, indent=2), encoding="utf8")
+    output.write_text(with_run_comment(f"NER test sets, entity-level, percent: {name}, mean (std) over seeds.\n\n{table}",
+                                       stamped[RUN_KEY]), encoding="utf8")
+    output.with_suffix(".json").write_text(json.dumps(stamped, indent=2), encoding="utf8")
     bio_electra_f1 = {d: s["bio_electra"][-1] for d, s in paper_scores.items() if "bio_electra" in s}
     plot_datasets(results, "ents_f", output.with_suffix(".png"), f"{name}: NER test F1 per seed", bio_electra_f1,
                   "Bio-ELECTRA (paper)")
@@ -244,6 +248,9 @@ def run_seeds(
         "runs": runs,
         "summary": summarise(runs, [*metrics, *dev_metrics]),
     }
+    from ..run_record import stamp_json
+
+    result = stamp_json(result)  # this run's commit and date
     (output_dir / SUMMARY_FILE).write_text(json.dumps(result, indent=2), encoding="utf8")
     return result
 

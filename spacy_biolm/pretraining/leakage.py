@@ -85,11 +85,12 @@ def evaluation_sentences(hoc: Sequence[PathLike] = (), conll: Sequence[PathLike]
 
 
 def evaluation_files_sentences(paths: Sequence[PathLike]) -> Iterator[Tuple[str, str]]:
-    """:func:`evaluation_sentences` of files told apart by suffix: ``.jsonl`` HoC, ``.tsv`` /
-    ``.conll`` / ``.iob`` CoNLL NER; another suffix is a ValueError naming the file."""
-    hoc = [p for p in paths if Path(p).suffix == ".jsonl"]
+    """:func:`evaluation_sentences` of files told apart by suffix: ``.jsonl`` HoC (or a folder:
+    HoC's upstream tree, ``assets/hoc_raw``), ``.tsv`` / ``.conll`` / ``.iob`` CoNLL NER; another
+    suffix is a ValueError naming the file."""
+    hoc = [p for p in paths if Path(p).suffix == ".jsonl" or Path(p).is_dir()]
     conll = [p for p in paths if Path(p).suffix in (".tsv", ".conll", ".iob")]
     unknown = [str(p) for p in paths if p not in hoc and p not in conll]
     if unknown:
-        raise ValueError(f"{', '.join(unknown)}: evaluation text must be HoC .jsonl or CoNLL .tsv")
+        raise ValueError(f"{', '.join(unknown)}: evaluation text must be HoC .jsonl (or its tree) or CoNLL .tsv")
     return evaluation_sentences(hoc=hoc, conll=conll)

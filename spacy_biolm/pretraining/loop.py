@@ -468,6 +468,9 @@ def pretrain(
             "final": history[-1] if history else {},
             "heldout": heldout_history[-1] if heldout_history else {},
         }
+        from ..run_record import stamp_json
+
+        summary = stamp_json(summary, device=str(device))  # this run's commit and date (results/README.md reads them)
         (output_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2), encoding="utf8")
         if history:
             objective.plot(history, output_dir / "pretrain_curve.png", heldout=heldout_history)

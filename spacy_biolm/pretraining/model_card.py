@@ -6,11 +6,15 @@ travel with it; the card is generated from them and from the ablation's results,
 in it is one a run wrote: corpus files with their SHA-1 and licences, steps, batch and tokens,
 hardware, speed, the held-out losses at each evaluation, and the downstream scores beside the
 reference encoder's.
+
+The ablation itself (its table, each encoder's mean dev score) is evaluation's
+(:mod:`spacy_biolm.evaluation.encoders`), a layer above this one: the caller passes those two
+functions in (``spacy-biolm pretrain model-card`` passes ``ablation_table`` and ``mean_dev``).
 """
 
 import json
 from pathlib import Path
-from typing import Dict, Optional, Union
+from typing import Callable, Dict, Optional, Union
 
 from .loop import HELDOUT_LOG_FILE, SUMMARY_FILE, read_log
 from .sources import recorded_licences
@@ -18,6 +22,10 @@ from .sources import recorded_licences
 __all__ = ["CURVE", "CARD", "ABLATION_RECORD", "model_card", "write_model_card"]
 
 PathLike = Union[str, Path]
+#: Renders the ablation's results as a Markdown table.
+AblationTable = Callable[[Dict[str, object]], str]
+#: One encoder's record of the ablation -> its mean dev score over the tasks ({"mean", "std"}).
+MeanDev = Callable[[Dict[str, object]], Optional[Dict[str, object]]]
 CURVE = "pretrain_curve.png"
 CARD = "MODEL_CARD.md"
 # Which ablation chose the encoder, under which name: what a test checks `all`'s encoder against.
@@ -32,14 +40,17 @@ def model_card(
     hardware: str,
     corpus_dir: Optional[PathLike] = None,
     notes: str = "",
+    *,
+    ablation_table: AblationTable,
+    mean_dev: MeanDev,
 ) -> str:
     """Markdown card of the encoder in ``released_dir`` (with ``pretrain_summary.json``,
     ``pretraining_settings.json`` and ``heldout_log.jsonl`` beside its weights). ``ablation`` is the
     encoder ablation's results (``spacy-biolm evaluate encoders``), where this encoder is
     ``ablation_name``; ``ablation_file`` is where those results are kept. ``hardware`` names the
-    machine the run used (the summary records only the torch device type)."""
-    from ..evaluation.encoders import ablation_table, mean_dev
-
+    machine the run used (the summary records only the torch device type). ``ablation_table`` and
+    ``mean_dev`` read the ablation (:func:`spacy_biolm.evaluation.encoders.ablation_table` and
+    :func:`~spacy_biolm.evaluation.encoders.mean_dev`)."""
     released_dir = Path(released_dir)
     summary = _read(released_dir / SUMMARY_FILE)
     settings = _read(released_dir / "pretraining_settings.json")
@@ -105,11 +116,13 @@ def model_card(
 
 
 def write_model_card(released_dir: PathLike, ablation_path: PathLike, ablation_name: str, hardware: str,
-                     corpus_dir: Optional[PathLike] = None, notes: str = "") -> Path:
+                     corpus_dir: Optional[PathLike] = None, notes: str = "", *,
+                     ablation_table: AblationTable, mean_dev: MeanDev) -> Path:
     """Write ``released_dir/MODEL_CARD.md`` (:func:`model_card`) and ``ablation.json`` (the
     ablation's file and the encoder's name in it); returns the card's path."""
     ablation = _read(Path(ablation_path))
-    card = model_card(released_dir, ablation, ablation_name, str(ablation_path), hardware, corpus_dir, notes)
+    card = model_card(released_dir, ablation, ablation_name, str(ablation_path), hardware, corpus_dir, notes,
+                      ablation_table=ablation_table, mean_dev=mean_dev)
     path = Path(released_dir) / CARD
     path.write_text(card, encoding="utf8")
     record = {"ablation": str(ablation_path), "name": ablation_name}

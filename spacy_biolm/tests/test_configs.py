@@ -40,3 +40,83 @@ def test_config_passes_spacy_debug_config(path, tmp_path):
     overrides = {f"paths.{key}": str(docbin) for key, value in paths.items()
                  if isinstance(value, str) and value.endswith(".spacy")}
     debug_config(path, overrides=overrides)
+
+
+def _task_docs(nlp, config_name: str) -> list:
+    """Gold Docs of README's example sentence in the form the config's reader expects (a DocBin
+    of them is what the project's converters write for that task)."""
+    from spacy_biolm.doc_data import make_question_doc
+    from spacy_biolm.doc_data.relations import Relation, set_relations
+    from spacy_biolm.pipes.answer_reranker.scorer import GOLD_KEY
+    from spacy_biolm.testing import RELEASE_SENTENCE
+
+    gene, disease = (22, 27), (34, 58)
+    if config_name.startswith(("ner", "relations")):
+        doc = nlp.make_doc(RELEASE_SENTENCE)
+        if config_name.startswith("ner"):
+            doc.ents = [doc.char_span(*disease, "DISEASE")]
+            return [doc]
+        chemprot = "chemprot" in config_name
+        head_label, label = ("CHEMICAL", "CPR:4") if chemprot else ("GENE", "ASSOCIATION")
+        tail_label = "GENE" if chemprot else "DISEASE"
+        head, tail = doc.char_span(*gene, head_label), doc.char_span(*disease, tail_label)
+        doc.ents = [head, tail]
+        negative = doc.copy()
+        set_relations(doc, [Relation(head, tail, label, 1.0)])
+        return [doc, negative]
+    if config_name.startswith("hoc"):
+        from spacy_biolm.corpora.hoc import HALLMARKS
+
+        docs = []
+        for positive in (0, 1):
+            doc = nlp.make_doc(RELEASE_SENTENCE)
+            doc.cats = {h: float(i == positive) for i, h in enumerate(HALLMARKS)}
+            docs.append(doc)
+        return docs
+    docs = []
+    for answer in ("yes", "no"):
+        doc = make_question_doc(nlp, "Which gene is mutated?", [RELEASE_SENTENCE, "Nothing else is known."], f"q{answer}")
+        doc.cats = {"yes": float(answer == "yes"), "no": float(answer == "no")}
+        doc.spans["answers"] = [doc.char_span(*gene)]
+        doc.spans[GOLD_KEY] = [next(iter(doc.sents))]
+        docs.append(doc)
+    return docs
+
+
+@pytest.fixture(scope="module")
+def config_encoder(tmp_path_factory):
+    from spacy_biolm.testing import RELATION_SENTENCES, RELEASE_SENTENCE, make_tiny_encoder
+
+    words = list(RELATION_SENTENCES) + [RELEASE_SENTENCE.replace(".", " ."), "Which gene is mutated ?"]
+    return make_tiny_encoder(tmp_path_factory.mktemp("config_encoder"), vocab_sentences=words * 20, vocab_size=150,
+                             layers=1, max_positions=256)
+
+
+@pytest.mark.parametrize("path", training_configs(), ids=lambda p: p.name)
+def test_config_trains_as_it_is_with_only_its_data_encoder_and_budget_given(path, tmp_path, config_encoder):
+    # README's "Retrain a component on your own corpus": `python -m spacy train configs/X.cfg
+    # --paths.train ... --paths.dev ...` (+ --paths.encoder for another encoder). Nothing else of
+    # the recipe's overrides is needed for the config to train, save and reload.
+    from spacy.cli.train import train
+
+    nlp = spacy.blank("en")
+    docs = _task_docs(nlp, path.name)
+    for split in ("train", "dev"):
+        DocBin(docs=docs, store_user_data=True).to_disk(tmp_path / f"{split}.spacy")
+    overrides = {"paths.train": str(tmp_path / "train.spacy"), "paths.dev": str(tmp_path / "dev.spacy"),
+                 "training.max_steps": 2, "training.eval_frequency": 1}
+    if "encoder" in load_config(path, interpolate=False)["paths"]:
+        overrides["paths.encoder"] = str(config_encoder)
+    train(path, tmp_path / "out", overrides=overrides)
+    trained = spacy.load(tmp_path / "out" / "model-last")
+    assert trained.pipe_names == load_config(path, interpolate=False)["nlp"]["pipeline"]
+
+
+def test_transformer_configs_default_to_the_encoders_all_exports():
+    # `all` exports pretrained/encoder/model (token tasks) and pretrained/sentence_encoder/model (pooled tasks).
+    defaults = {path.name: load_config(path, interpolate=False)["paths"].get("encoder") for path in training_configs()}
+    pooled = {"hoc.cfg", "answer_reranker.cfg"}
+    for name, encoder in defaults.items():
+        if encoder is not None:
+            expected = "pretrained/sentence_encoder/model" if name in pooled else "pretrained/encoder/model"
+            assert encoder == expected, f"{name}: paths.encoder {encoder!r}, `all` exports {expected}"

@@ -86,12 +86,13 @@ def test_no_output_is_written_by_two_commands():
             seen[output] = name
 
 
-def _cli_calls():
-    """(command name, argv after `python -m spacy_biolm`) of every script line that runs our CLI."""
-    for name in RUN_ORDER:
-        for line in COMMANDS[name]["script"]:
+def _cli_calls(project=PROJECT):
+    """(command name, argv after `python -m spacy_biolm`) of every script line of ``project`` that runs our CLI."""
+    for command in project["commands"]:
+        name = command["name"]
+        for line in command["script"]:
             tokens = shlex.split(line)
-            if "--" in tokens and tokens[3:5] == ["docs", "timed"]:  # the timer's own call, then the timed one
+            if "--" in tokens and tokens[3:4] == ["timed"]:  # the timer's own call, then the timed one
                 cut = tokens.index("--")
                 yield name, tokens[3:cut]
                 tokens = tokens[cut + 1:]
@@ -101,17 +102,24 @@ def _cli_calls():
 
 @pytest.mark.parametrize("name,argv", list(_cli_calls()), ids=lambda value: value if isinstance(value, str) else "")
 def test_every_cli_call_names_a_command_and_its_options(name, argv):
-    group = typer.main.get_command(app)
-    sub_app, command_name = argv[:2]
-    assert sub_app in group.commands, f"{name}: no sub-app {sub_app!r}"
-    assert command_name in group.commands[sub_app].commands, f"{name}: no command {sub_app} {command_name}"
-    command = group.commands[sub_app].commands[command_name]
+    _check_cli_call(name, argv)
+
+
+def _check_cli_call(name, argv):
+    """``argv`` (after `python -m spacy_biolm`) names a command of the app (a sub-app's, or one of
+    the app's own such as `timed`) and only options it has (or config overrides, where it takes them)."""
+    command, words = typer.main.get_command(app), []
+    while hasattr(command, "commands"):
+        assert argv[len(words):], f"{name}: `{' '.join(words)}` names no command"
+        word = argv[len(words)]
+        assert word in command.commands, f"{name}: no command {' '.join([*words, word])!r}"
+        command, words = command.commands[word], [*words, word]
     known = {opt for param in command.params for opt in param.opts}
     takes_overrides = command.context_settings.get("ignore_unknown_options", False)
-    for token in argv[2:]:
+    for token in argv[len(words):]:
         if token.startswith("-") and not token.lstrip("-").isdigit():
             is_override = takes_overrides and "." in token
-            assert token in known or is_override, f"{name}: {sub_app} {command_name} has no option {token}"
+            assert token in known or is_override, f"{name}: {' '.join(words)} has no option {token}"
 
 
 def test_config_files_named_in_scripts_exist():
@@ -133,7 +141,7 @@ def test_script_programs_are_what_a_reader_types():
     assert script_programs("python -m spacy_biolm data assets . --mirror m") == "spacy-biolm data assets"
     assert script_programs("python -m spacy evaluate training/ner/model-best test.spacy") == "spacy evaluate"
     assert script_programs("torchrun --standalone x") == "torchrun"
-    timed = "python -m spacy_biolm docs timed ner --results t.json --no-readme -- python -m spacy train configs/ner.cfg"
+    timed = "python -m spacy_biolm timed ner -- python -m spacy train configs/ner.cfg"
     assert script_programs(timed) == "spacy train"
 
 
@@ -144,8 +152,8 @@ def test_every_training_step_of_all_is_timed_into_one_file():
             tokens = shlex.split(line)
             untimed_training = "train" in tokens[:5] and ("spacy" in tokens[:3] or "relations" in tokens[:4])
             assert not untimed_training, f"{name}: its training is not timed: {line[:80]}"
-            if tokens[3:5] == ["docs", "timed"]:
-                assert tokens[tokens.index("--results") + 1] == "metrics/train_times.json" and "--no-readme" in tokens
+            if tokens[3:4] == ["timed"]:  # into the default file, metrics/train_times.json, and no README
+                assert not {"--results", "--readme"} & set(tokens[:tokens.index("--")]), line[:80]
 
 
 def test_steps_table_rows_follow_the_stages():
@@ -212,6 +220,10 @@ def test_includes_copy_results_tables_into_their_blocks_and_name_a_missing_file(
     assert missing.exit_code == 1 and "results/t.md, which is missing" in missing.output
 
 
+# The encoder ablation: an experiment project of its own (projects/<name>/, below).
+ABLATION_DIR = "projects/encoder-ablation"
+
+
 def test_all_ships_the_encoder_the_ablation_chose():
     import json
 
@@ -219,15 +231,16 @@ def test_all_ships_the_encoder_the_ablation_chose():
     released = REPO / shipped / "ablation.json"
     if released.is_file():  # a released encoder names the ablation that chose it, and its name there
         record = json.loads(released.read_text(encoding="utf8"))
+        assert record["ablation"].startswith(f"{ABLATION_DIR}/results/"), record["ablation"]
         ablation = json.loads((REPO / record["ablation"]).read_text(encoding="utf8"))
         assert ablation["chosen"] == record["name"], f"{record['ablation']} chose {ablation['chosen']}, not {shipped}"
         # It was measured against the checkpoint the pooled-vector tasks keep.
         reference = ablation["encoders"][ablation["reference"]]["init"]
         assert PROJECT["vars"]["sentence_encoder_init"] == reference
         return
-    ablation = json.loads((REPO / "results" / "encoders.json").read_text(encoding="utf8"))
+    ablation = json.loads((REPO / ABLATION_DIR / "results" / "encoders.json").read_text(encoding="utf8"))
     chosen = ablation["encoders"][ablation["chosen"]]["init"]
-    assert shipped == chosen, f"results/encoders.json chose {ablation['chosen']} ({chosen}); `all` exports {shipped}"
+    assert shipped == chosen, f"{ABLATION_DIR}/results/encoders.json chose {ablation['chosen']} ({chosen}); `all` exports {shipped}"
     # An encoder pretrained here is made in the same run.
     if chosen.startswith("pretrained/"):
         assert any(any(out.startswith(chosen) for out in COMMANDS[name].get("outputs", []))
@@ -252,3 +265,85 @@ def test_the_hallmarks_pipeline_is_tuned_tested_and_shipped_at_the_checkpoint_th
     assert commands["train-hoc"]["outputs"] == [f"training/hoc/{checkpoint}"]
     for name in ("train-hoc", "evaluate-hoc", "assemble"):
         assert f"training/hoc/{checkpoint}" in " ".join(commands[name]["script"]), name
+
+
+# --- the experiment projects: projects/<name>/project.yml, each run after the root's `all` -----------------------
+SUBPROJECTS = sorted(path.parent.name for path in (REPO / "projects").glob("*/project.yml"))
+# A sub-project reaches the root project's files and outputs through its var `root` ("../..").
+ROOT_PREFIX = "../../"
+
+
+def _subproject(name):
+    return load_project(REPO / "projects" / name)
+
+
+def _root_provides(path):
+    """``path`` (relative to the root) is an asset, an output of a root command, or a file of the repository."""
+    assets = {asset["dest"] for asset in PROJECT["assets"]}
+    asset_folders = {str(parent) for dest in assets for parent in Path(dest).parents}
+    outputs = {output for command in PROJECT["commands"] for output in command.get("outputs", [])}
+    return path in assets | asset_folders | outputs or (REPO / path).exists()
+
+
+def test_there_are_experiment_projects_and_each_has_a_readme():
+    assert {"encoder-ablation", "hoc-heads", "one-encoder"} <= set(SUBPROJECTS)
+    for name in SUBPROJECTS:
+        assert (REPO / "projects" / name / "README.md").is_file(), f"projects/{name} has no README.md"
+        assert _subproject(name)["vars"].get("root") == "../..", f"projects/{name}: its var root must be ../.."
+
+
+@pytest.mark.parametrize("name", SUBPROJECTS)
+def test_a_subproject_names_existing_commands_in_run_order_and_no_command_twice(name):
+    project = _subproject(name)
+    run_order = [command["name"] for command in project["commands"]]
+    assert len(run_order) == len(set(run_order)) and not set(run_order) & set(project.get("workflows", {}))
+    for workflow, names in project.get("workflows", {}).items():
+        unknown = [n for n in names if n not in run_order]
+        assert not unknown, f"projects/{name}: workflow {workflow} names unknown commands {unknown}"
+        positions = [run_order.index(n) for n in names]
+        assert positions == sorted(positions), f"projects/{name}: workflow {workflow} is not in the order of `commands`"
+
+
+@pytest.mark.parametrize("name", SUBPROJECTS)
+def test_a_subprojects_dependencies_are_made_before_they_are_needed(name):
+    # Its own: one of its assets (or their folder), an output of an earlier command or a file of the project;
+    # the root's (../../...): an asset, an output of the root project or a file of the repository.
+    project = _subproject(name)
+    assets = {asset["dest"] for asset in project.get("assets", [])}
+    produced = assets | {str(parent) for dest in assets for parent in Path(dest).parents}
+    for command in project["commands"]:
+        for dep in command.get("deps", []):
+            assert ", " not in dep and "${" not in dep, f"projects/{name} {command['name']}: {dep!r}"
+            if dep.startswith(ROOT_PREFIX):
+                assert _root_provides(dep[len(ROOT_PREFIX):]), f"projects/{name} {command['name']}: the root makes no {dep}"
+            else:
+                assert dep in produced or (REPO / "projects" / name / dep).exists(), (
+                    f"projects/{name} {command['name']}: {dep} is neither an earlier output nor a file of the project")
+        for output in command.get("outputs", []):
+            assert ", " not in output and "${" not in output, f"projects/{name} {command['name']}: {output!r}"
+        produced.update(command.get("outputs", []))
+
+
+@pytest.mark.parametrize("name,argv", [(f"projects/{project}: {command}", argv) for project in SUBPROJECTS
+                                       for command, argv in _cli_calls(_subproject(project))],
+                         ids=lambda value: value if isinstance(value, str) else "")
+def test_every_cli_call_of_a_subproject_names_a_command_and_its_options(name, argv):
+    _check_cli_call(name, argv)
+
+
+@pytest.mark.parametrize("name", SUBPROJECTS)
+def test_config_files_a_subproject_runs_exist(name):
+    # Relative to the project's folder (its own configs/, or ../../configs/ of the root), unless a
+    # command of the project writes it (share-encoder's configs).
+    project, produced = _subproject(name), set()
+    for command in project["commands"]:
+        produced.update(command.get("outputs", []))
+        for line in command["script"]:
+            for token in shlex.split(line):
+                if token.endswith(".cfg") and "=" not in token and token not in produced:
+                    assert (REPO / "projects" / name / token).is_file(), f"projects/{name} {command['name']} runs {token}, which is missing"
+
+
+@pytest.mark.parametrize("readme", [*(f"projects/{name}/README.md" for name in SUBPROJECTS), "benchmarks/README.md"])
+def test_an_experiment_readme_quotes_the_results_files_it_includes_as_they_are(readme):
+    assert update_includes(REPO / readme, check=True) == [], f"run `spacy-biolm docs includes --readme {readme}`"

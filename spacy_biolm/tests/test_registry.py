@@ -59,7 +59,7 @@ print(json.dumps(found))
 def test_console_script_lists_the_recipe_commands():
     result = subprocess.run([sys.executable, "-m", "spacy_biolm", "--help"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    for sub_app in ("data", "pretrain", "relations", "qa", "evaluate", "docs", "bench"):
+    for sub_app in ("data", "pretrain", "relations", "qa", "evaluate", "docs", "bench", "annotate", "timed"):
         assert sub_app in result.stdout
     commands = {
         "data": ("assets", "collect-text", "convert", "convert-splits"),
@@ -67,7 +67,7 @@ def test_console_script_lists_the_recipe_commands():
         "relations": ("convert", "train", "evaluate", "cv", "table"),
         "qa": ("convert", "corpora", "evaluate", "evaluate-project"),
         "evaluate": ("seeds", "encoders", "seeds-table", "tune", "ner-table", "release-meta"),
-        "docs": ("steps-table", "scores-table", "timed"),
+        "docs": ("steps-table", "scores-table", "includes"),
     }
     for sub_app, names in commands.items():
         listed = subprocess.run([sys.executable, "-m", "spacy_biolm", sub_app, "--help"], capture_output=True, text=True)

@@ -17,6 +17,7 @@ from spacy_biolm.corpora.hoc import (
     write_split,
 )
 from spacy_biolm.errors import CorpusFormatError
+from spacy_biolm.testing import REPO, SHARED_DATA
 
 # Label strings as they are in the mirror's hoc.jsonl (PMIDs 11724768 and others): empty first
 # part, "AND" with and without a space after it, trailing "--", padding, "NULL", blank parts.
@@ -148,3 +149,94 @@ def test_convert_refuses_a_split_that_does_not_cover_the_corpus(hoc_file, tmp_pa
     with pytest.raises(CorpusFormatError, match="1 PMIDs of the split not in .*: 5"):
         convert_hoc(hoc_file, split_path, tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+# The raw tree: the corpus's upstream form (sb895/Hallmarks-of-Cancer), which the project fetches.
+
+def _write_raw_tree(root, records):
+    """``records``: (pmid, sentences, label string) -> text/<PMID>.txt and labels/<PMID>.txt, laid
+    out as upstream (every sentence line ends in a newline; the label file has none)."""
+    (root / "text").mkdir(parents=True)
+    (root / "labels").mkdir()
+    for pmid, sentences, labels in records:
+        (root / "text" / f"{pmid}.txt").write_text("".join(s + "\n" for s in sentences), encoding="utf8")
+        (root / "labels" / f"{pmid}.txt").write_text(labels, encoding="utf8")
+    return root
+
+
+HOC_RECORDS = [
+    ("1", ["Ghrelin binds GHS-R .", "Cells ( HepG2 ) proliferate ."],
+     "< <Sustaining proliferative signaling--Receptors ANDResisting cell death--Apoptosis"),
+    ("2", ["Nothing here ."], "< "),
+    ("3", ["Tumours invade .", "Angiogenesis follows .", "VEGF rises ."],
+     "<Activating invasion and metastasis--Invasion<Inducing angiogenesis--< NULL"),
+    ("4", ["Telomerase is active ."], "<Enabling replicative immortality--Immortalization"),
+]
+
+
+def test_the_raw_tree_reads_as_the_same_abstracts_as_its_json_lines(hoc_file, tmp_path):
+    root = _write_raw_tree(tmp_path / "hoc_raw", HOC_RECORDS)
+    raw, jsonl = list(read_hoc(root)), list(read_hoc(hoc_file))
+    assert [(a.pmid, a.sentences, a.sentence_classes) for a in raw] == [(a.pmid, a.sentences, a.sentence_classes) for a in jsonl]
+    assert raw[0].line is None and raw[0].path == str(root / "text" / "1.txt")
+
+
+@pytest.mark.parametrize("damage,match", [
+    (lambda r: (r / "labels" / "2.txt").unlink(), r"text/2.txt: PMID 2 has no labels/2.txt"),
+    (lambda r: (r / "text" / "3.txt").write_text("One .\n\nTwo .\n"), r"text/3.txt:2: PMID 3: blank sentence"),
+    (lambda r: (r / "labels" / "4.txt").write_text("< < "), r"labels/4.txt:1: PMID 4: label string has 2"),
+    (lambda r: (r / "text" / "1.txt").write_bytes(b"caf\xe9 .\n"), r"text/1.txt: not UTF-8"),
+    (lambda r: (r / "text" / "1.txt").rename(r / "text" / "1.txt.bak"), r"labels/1.txt: PMID 1 has no text/1.txt"),
+])
+def test_a_damaged_raw_tree_is_an_error_naming_the_file(tmp_path, damage, match):
+    root = _write_raw_tree(tmp_path / "hoc_raw", HOC_RECORDS)
+    damage(root)
+    with pytest.raises(CorpusFormatError, match=match):
+        list(read_hoc(root))
+    with pytest.raises(CorpusFormatError, match="no such folder"):
+        list(read_hoc(tmp_path))
+
+
+def _docs(output_dir):
+    vocab = Vocab()
+    return {name: list(DocBin().from_disk(output_dir / f"{name}.spacy").get_docs(vocab)) for name in ("train", "dev", "test")}
+
+
+def _doc_record(doc):
+    return (doc.user_data["hoc_pmid"], doc.text, [t.is_sent_start for t in doc], doc.cats,
+            [(s.start, s.end, s.label_) for s in doc.spans[SPANS_KEY]],
+            [list(c) for c in doc.user_data["hoc_sentence_classes"]])
+
+
+def test_convert_from_the_raw_tree_writes_the_docs_the_json_lines_give(hoc_file, tmp_path):
+    root = _write_raw_tree(tmp_path / "hoc_raw", HOC_RECORDS)
+    split_path = tmp_path / "split.json"
+    write_split(split_path, {"train": ["1", "2"], "dev": ["3"], "test": ["4"]}, seed=0, source="x")
+    assert convert_hoc(root, split_path, tmp_path / "raw") == {
+        name: {**stats, "output": str(tmp_path / "raw" / f"{name}.spacy")}
+        for name, stats in convert_hoc(hoc_file, split_path, tmp_path / "jsonl").items()}
+    raw, jsonl = _docs(tmp_path / "raw"), _docs(tmp_path / "jsonl")
+    assert {k: [_doc_record(d) for d in v] for k, v in raw.items()} == {k: [_doc_record(d) for d in v] for k, v in jsonl.items()}
+
+
+HOC_RAW = SHARED_DATA / "hoc_raw"
+HOC_JSONL = SHARED_DATA / "pretraining" / "hoc_abstracts" / "hoc.jsonl"
+
+
+@pytest.mark.skipif(not (HOC_RAW.is_dir() and HOC_JSONL.is_file()), reason="needs the corpus mirror in ../shared/data")
+def test_the_mirrored_raw_tree_gives_the_docs_of_the_mirrored_json_lines(tmp_path):
+    """The project converts the upstream tree; the mirror's hoc.jsonl was built from it. Every PMID
+    has the same sentences and labels, so every split has the same Docs (text, sentence starts,
+    cats, spans, fine classes)."""
+    raw = list(read_hoc(HOC_RAW))
+    jsonl = list(read_hoc(HOC_JSONL))
+    assert len(raw) == len(jsonl) == 1852
+    assert [(a.pmid, a.sentences, a.sentence_classes) for a in raw] == [(a.pmid, a.sentences, a.sentence_classes) for a in jsonl]
+    split = REPO / "configs" / "splits" / "hoc_split.json"
+    convert_hoc(HOC_RAW, split, tmp_path / "raw")
+    convert_hoc(HOC_JSONL, split, tmp_path / "jsonl")
+    from_raw, from_jsonl = _docs(tmp_path / "raw"), _docs(tmp_path / "jsonl")
+    assert [len(from_raw[s]) for s in ("train", "dev", "test")] == [len(from_jsonl[s]) for s in ("train", "dev", "test")]
+    assert sum(map(len, from_raw.values())) == 1852
+    for name in from_raw:
+        assert [_doc_record(d) for d in from_raw[name]] == [_doc_record(d) for d in from_jsonl[name]]

@@ -125,8 +125,8 @@ def test_two_encoders_run_through_the_ner_recipe_and_resume(tmp_path, tiny_encod
     shutil.copy(REPO / "configs" / "ner.cfg", tmp_path / "configs" / "ner.cfg")
     encoders = {"a": tiny_encoder, "b": tiny_encoder}
     budget = {"ncbi": {"training.max_steps": 2, "training.eval_frequency": 1}}
-    # 2 updates, evaluated every 200 (the config's): model-best would be the untrained state.
-    with pytest.raises(ValueError, match="ncbi: training.eval_frequency 200 does not divide training.max_steps 2"):
+    # 2 updates, evaluated every 100 (the config's): model-best would be the untrained state.
+    with pytest.raises(ValueError, match="ncbi: training.eval_frequency 100 does not divide training.max_steps 2"):
         run_encoder_ablation(encoders, tmp_path / "runs", ["ncbi"], [0], {"ncbi": {"training.max_steps": 2}}, project_dir=tmp_path)
     with pytest.raises(FileNotFoundError, match="BC2GM"):
         run_encoder_ablation(encoders, tmp_path / "runs", ["ncbi", "bc2gm"], [0], budget, project_dir=tmp_path)

@@ -66,8 +66,11 @@ def test_seeds_table_has_each_rows_mean_std_then_the_same_test_sets_baselines_an
         "| majority class (always yes) (baseline) |  |  | 85.71 |  |  | 0.00 |  |",
         "| Bio-ELECTRA (paper) | 1.00 | 2.00 | 92.66 | 4.00 | 5.00 | 58.18 |  |",
     ]
-    assert output.read_text(encoding="utf8").strip() == table.strip()
+    # The table, then a last line naming the run (commit, date) that its JSON records too.
+    from spacy_biolm.run_record import run_comment
+
     written = json.loads(output.with_suffix(".json").read_text())
+    assert output.read_text(encoding="utf8") == table.rstrip("\n") + "\n" + run_comment(written["run"])
     assert written["task"] == "yes_no" and written["rows"]["3 epochs"]["files"] == [str(f) for f in files]
 
 

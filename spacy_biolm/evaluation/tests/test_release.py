@@ -186,7 +186,7 @@ def test_scores_table_writes_another_profiles_table_to_a_file(tmp_path):
     from spacy_biolm.evaluation.release import readme_scores
     from spacy_biolm.testing import REPO
 
-    results, output = REPO / "results" / "full_gpu" / "release.json", tmp_path / "scores.md"
+    results, output = REPO / "projects" / "full-profile" / "results" / "full_gpu" / "release.json", tmp_path / "scores.md"
     result = CliRunner().invoke(app, ["docs", "scores-table", str(results), "--output", str(output)])
     assert result.exit_code == 0, result.output
     table = output.read_text(encoding="utf8")

@@ -7,9 +7,19 @@ import lzma
 
 import pytest
 
-from spacy_biolm.pretraining.model_card import model_card, write_model_card
+from spacy_biolm.evaluation.encoders import ablation_table, mean_dev
+from spacy_biolm.pretraining.model_card import model_card as _model_card
+from spacy_biolm.pretraining.model_card import write_model_card as _write_model_card
 from spacy_biolm.pretraining.provenance import describe_encoder, encoder_provenance
 from spacy_biolm.pretraining.sources import recorded_licences
+
+
+def model_card(*args, **kwargs):
+    return _model_card(*args, ablation_table=ablation_table, mean_dev=mean_dev, **kwargs)
+
+
+def write_model_card(*args, **kwargs):
+    return _write_model_card(*args, ablation_table=ablation_table, mean_dev=mean_dev, **kwargs)
 
 
 def _released(tmp_path, text_bytes):

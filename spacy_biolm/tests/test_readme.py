@@ -1,0 +1,94 @@
+"""README stays a way in, not an experiment diary: its size is bounded, its numbers come from
+result files, its example prints what the release recorded, and `make all` regenerates what it
+quotes, so `make test` right after it passes."""
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+from spacy_biolm.evaluation.release import readme_scores
+from spacy_biolm.evaluation.sample import SAMPLE_TEXT, sample_markdown, sample_output
+from spacy_biolm.project_steps import load_project
+
+REPO = Path(__file__).resolve().parents[2]
+README = (REPO / "README.md").read_text(encoding="utf8")
+
+# Numbers README may type: versions of what it installs, licences, the papers' years.
+VERSION_CONTEXT = re.compile(r"(Python ≥ |spaCy |spacy-transformers |transformers < |v|CC BY |GPL-|torch==)$")
+
+
+def _prose(text: str) -> str:
+    """README without its generated blocks, code blocks and inline code."""
+    text = re.sub(r"<!-- ([\w-]+) start.*?<!-- \1 end -->", "", text, flags=re.DOTALL)
+    text = re.sub(r"<!-- include (\S+) start.*?<!-- include \1 end -->", "", text, flags=re.DOTALL)
+    text = re.sub(r"^```.*?^```", "", text, flags=re.DOTALL | re.MULTILINE)
+    return re.sub(r"`[^`\n]*`", "", text)
+
+
+def hand_typed_numbers(text: str) -> list:
+    """Decimals and percentages in README's prose that are not a version or licence."""
+    prose = _prose(text)
+    found = []
+    for match in re.finditer(r"\d+(?:\.\d+)+%?|\d+%", prose):
+        if not VERSION_CONTEXT.search(prose[max(0, match.start() - 20):match.start()]):
+            found.append(match.group())
+    return found
+
+
+def test_readme_and_the_root_recipe_stay_small():
+    assert len(README.splitlines()) <= 300, "README.md is over 300 lines: move experiments to projects/<name>/README.md"
+    lines = len((REPO / "project.yml").read_text(encoding="utf8").splitlines())
+    assert lines <= 350, f"project.yml has {lines} lines: optional workflows belong in projects/<name>/project.yml"
+
+
+def test_readme_prose_types_no_score():
+    assert hand_typed_numbers(README) == [], "README quotes numbers by hand: generate them from a result file"
+    assert hand_typed_numbers("F1 of 78.9 on test, 54% padding") == ["78.9", "54%"]
+    assert hand_typed_numbers("spaCy 3.8 and `0.875` and\n<!-- scores-table start -->\n| 78.9 |\n<!-- scores-table end -->\n") == []
+
+
+def test_readme_example_is_the_text_the_run_records():
+    assert f'nlp("{SAMPLE_TEXT}")' in README
+
+
+def test_all_regenerates_the_readme_blocks_that_quote_what_it_writes():
+    # `make all` rewrites results/release.json; README's scores block must be rewritten by the same
+    # step, after it, or `make test` after `make all` fails on stale scores.
+    project = load_project(REPO)
+    commands = {command["name"]: command for command in project["commands"]}
+    writers = [name for name in project["workflows"]["all"] if "results/release.json" in commands[name].get("outputs", [])]
+    assert writers == ["assemble"]
+    script = [shlex.split(line) for line in commands["assemble"]["script"]]
+    release_meta = next(i for i, tokens in enumerate(script) if tokens[3:5] == ["evaluate", "release-meta"])
+    scores = next(i for i, tokens in enumerate(script) if tokens[3:5] == ["docs", "scores-table"])
+    assert scores > release_meta and "--sample-model" in script[release_meta]
+
+
+def test_the_recorded_sample_is_shown_under_the_scores(tmp_path):
+    results = json.loads((REPO / "results" / "release.json").read_text(encoding="utf8"))
+    without = tmp_path / "without.json"
+    without.write_text(json.dumps({k: v for k, v in results.items() if k != "sample"}), encoding="utf8")
+    sample = {"text": SAMPLE_TEXT, "entities": [["BRCA1", "GENE"]], "relations": [["BRCA1", "breast cancer", "ASSOCIATION", 0.5]],
+              "hallmarks": []}
+    with_sample = tmp_path / "with.json"
+    with_sample.write_text(json.dumps({**results, "sample": sample}), encoding="utf8")
+    shown, plain = readme_scores(with_sample), readme_scores(without)
+    assert sample_markdown(sample) in shown and sample_markdown(sample) not in plain
+    assert shown.replace("\n" + sample_markdown(sample), "") == plain
+    assert "[('BRCA1', 'GENE')]" in sample_markdown(sample) and "0.5)]" in sample_markdown(sample)
+
+
+def test_sample_output_records_what_readmes_snippet_prints(tiny_release):
+    import spacy
+
+    from spacy_biolm.corpora.hoc import HALLMARKS
+
+    nlp = spacy.load(tiny_release)
+    record = sample_output(nlp)
+    doc = nlp(SAMPLE_TEXT)
+    assert record["text"] == SAMPLE_TEXT
+    assert record["entities"] == [[ent.text, ent.label_] for ent in doc.ents]
+    assert record["relations"] == [[r.head.text, r.tail.text, r.label, round(r.score, 2)] for r in doc._.relations]
+    assert set(record["hallmarks"]) <= set(HALLMARKS)
+    json.dumps(record)  # it goes into results/release.json
