@@ -30,13 +30,16 @@ $(BIN)/spacy-biolm: pyproject.toml
 
 install: $(BIN)/spacy-biolm
 
-# Both record their wall time in results/runtimes.json and README's runtimes line (spacy_biolm/runtimes.py).
+# Both record their wall time in results/runtimes.json and README's runtimes line (spacy_biolm/runtimes.py),
+# then regenerate results/README.md, which indexes it.
 all: install
 	$(BIN)/python -m spacy_biolm timed "make all$(if $(filter-out default,$(PROFILE)), PROFILE=$(PROFILE))" $(RECORD) -- \
 		$(BIN)/python -m spacy_biolm profile run $(PROFILE) all $(VARS)
+	$(BIN)/python -m spacy_biolm docs results-index
 
 test: install
 	$(BIN)/python -m spacy_biolm timed "make test" $(RECORD) -- $(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m spacy_biolm docs results-index
 
 clean:
 	rm -rf $(VENV) assets corpus pretrained training metrics packages

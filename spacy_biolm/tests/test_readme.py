@@ -53,8 +53,8 @@ def test_readme_example_is_the_text_the_run_records():
 
 
 def test_all_regenerates_the_readme_blocks_that_quote_what_it_writes():
-    # `make all` rewrites results/release.json; README's scores block must be rewritten by the same
-    # step, after it, or `make test` after `make all` fails on stale scores.
+    # `make all` rewrites results/release.json; README's scores block and results/README.md must be
+    # rewritten by the same step, after it, or `make test` after `make all` fails on stale copies.
     project = load_project(REPO)
     commands = {command["name"]: command for command in project["commands"]}
     writers = [name for name in project["workflows"]["all"] if "results/release.json" in commands[name].get("outputs", [])]
@@ -62,7 +62,8 @@ def test_all_regenerates_the_readme_blocks_that_quote_what_it_writes():
     script = [shlex.split(line) for line in commands["assemble"]["script"]]
     release_meta = next(i for i, tokens in enumerate(script) if tokens[3:5] == ["evaluate", "release-meta"])
     scores = next(i for i, tokens in enumerate(script) if tokens[3:5] == ["docs", "scores-table"])
-    assert scores > release_meta and "--sample-model" in script[release_meta]
+    index = next(i for i, tokens in enumerate(script) if tokens[3:5] == ["docs", "results-index"])
+    assert index > release_meta and scores > release_meta and "--sample-model" in script[release_meta]
 
 
 def test_the_recorded_sample_is_shown_under_the_scores(tmp_path):
