@@ -2,7 +2,7 @@
 
     python benchmarks/long_documents.py
 
-The pipeline is configs/relations_gad_fast.cfg (shared ``transformer`` + spacy-biolm.RelationFast.v1,
+The pipeline is configs/relations_fast.cfg (shared ``transformer`` + spacy-biolm.RelationFast.v1,
 the relation extractor's default settings: ``candidate_window = "sentence"``,
 ``max_pairs_per_doc = 1000``) on a tiny random encoder (spacy_biolm.testing.make_tiny_encoder with
 a WordPiece vocabulary trained on the same kind of text, or ``--encoder``), preceded by a
@@ -76,11 +76,11 @@ def long_text(n_chars: int, seed: int = 0) -> str:
 
 
 def build_pipeline(encoder: Path, window, sentencizer: bool = True):
-    """configs/relations_gad_fast.cfg on ``encoder`` with a sentencizer and a gene/disease ruler."""
+    """configs/relations_fast.cfg on ``encoder`` with a sentencizer and a gene/disease ruler."""
     import spacy
     from spacy.training import Example
 
-    config = spacy.util.load_config(REPO / "configs" / "relations_gad_fast.cfg",
+    config = spacy.util.load_config(REPO / "configs" / "relations_fast.cfg",
                                     overrides={"paths.encoder": str(encoder)}, interpolate=True)
     if window is not None:
         config["components"]["relation_extractor"]["candidate_window"] = window
@@ -205,7 +205,7 @@ def main(argv=None) -> None:
     baseline_ratio = round(baseline["seconds"] / same_length["seconds"], 2) if same_length else None
     report = {
         "pipeline": (f"{args.model} (as shipped)" if args.model else
-                     "sentencizer + entity_ruler + configs/relations_gad_fast.cfg (transformer + relation_extractor)"),
+                     "sentencizer + entity_ruler + configs/relations_fast.cfg (transformer + relation_extractor)"),
         "encoder": (str(args.encoder) if args.encoder else "the pipeline's own" if args.model
                     else "make_tiny_encoder (random, 2 layers, hidden 32, 1000-piece domain vocab)"),
         "candidate_window": args.window if args.window is not None else "sentence (config default)",

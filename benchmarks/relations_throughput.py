@@ -2,9 +2,9 @@
 
     python benchmarks/relations_throughput.py --encoder pretrained/tiny/model
 
-The two pipelines are built from configs/relations_chemprot_fast.cfg (shared ``transformer`` +
-spacy-biolm.RelationFast.v1) and configs/relations_chemprot_anonymised.cfg
-(spacy-biolm.RelationAnonymised.v1: one encoder pass per pair) on the same encoder, and run with
+The two pipelines are built from configs/relations_fast.cfg (shared ``transformer`` +
+spacy-biolm.RelationFast.v1) and configs/relations_anonymised.cfg (spacy-biolm.RelationAnonymised.v1:
+one encoder pass per pair), both switched to ChemProt's settings, on the same encoder, and run with
 ``nlp.pipe`` over the same Docs with gold entities:
 
 * ``chemprot_sentences``: ChemProt test sentences with all their chemicals and genes (the rows of
@@ -33,8 +33,10 @@ DATA = REPO.parent / "shared" / "data" / "re"
 def build(mode: str, encoder: Path, examples):
     from spacy.util import load_config, load_model_from_config
 
-    config = load_config(REPO / "configs" / f"relations_chemprot_{mode}.cfg", overrides={"paths.encoder": str(encoder)},
-                         interpolate=True)
+    from spacy_biolm.corpora.relations import dataset_overrides
+
+    overrides = {"paths.encoder": str(encoder), **dataset_overrides("chemprot", anonymised=mode == "anonymised")}
+    config = load_config(REPO / "configs" / f"relations_{mode}.cfg", overrides=overrides, interpolate=True)
     config["components"]["relation_extractor"]["pair_types"] = [["CHEMICAL", "GENE"], ["GENE", "DISEASE"]]
     nlp = load_model_from_config(config, auto_fill=True, validate=True)
     nlp.initialize(lambda: examples)

@@ -11,7 +11,8 @@ each one. A JSON result carries it under one key::
 when tracked files differ from it (``git status --porcelain``), and None outside a git checkout
 (a copied working tree, an installed package); ``SPACY_BIOLM_COMMIT`` in the environment names it
 where git cannot (a machine that got the tree without ``.git``). ``profile`` and ``device`` are
-there only when the writer knows them. A record taken afterwards from ``git log`` (the commit that
+there only when known (the profile from ``SPACY_BIOLM_PROFILE``, which ``spacy-biolm profile run``
+sets for the whole run). A record taken afterwards from ``git log`` (the commit that
 committed the file, :func:`git_log_record`) says so: ``"source": "git log"``.
 
 A Markdown table records the run it was made from on its last line, an HTML comment that renders
@@ -31,6 +32,7 @@ from typing import Dict, Optional, Union
 __all__ = [
     "RUN_KEY",
     "COMMIT_ENV",
+    "PROFILE_ENV",
     "git_commit",
     "utc_now",
     "run_record",
@@ -46,6 +48,7 @@ __all__ = [
 PathLike = Union[str, Path]
 RUN_KEY = "run"
 COMMIT_ENV = "SPACY_BIOLM_COMMIT"
+PROFILE_ENV = "SPACY_BIOLM_PROFILE"  # set by `spacy-biolm profile run NAME` (what `make all` runs)
 _COMMENT = re.compile(r"<!-- run: commit (?P<commit>\S+), date (?P<date>\S+?)(?:, (?P<rest>.*?))? -->\s*\Z")
 
 
@@ -77,9 +80,10 @@ def utc_now() -> str:
 
 def run_record(profile: Optional[str] = None, device: Optional[object] = None,
                cwd: Optional[PathLike] = None) -> Dict[str, object]:
-    """``{"commit", "date"}`` of this run (see the module's doc), with ``profile`` and ``device``
-    when given."""
+    """``{"commit", "date"}`` of this run (see the module's doc), with ``profile`` (default: the
+    profile ``spacy-biolm profile run`` names in :data:`PROFILE_ENV`) and ``device`` when known."""
     record: Dict[str, object] = {"commit": git_commit(cwd), "date": utc_now()}
+    profile = profile if profile is not None else os.environ.get(PROFILE_ENV) or None
     if profile is not None:
         record["profile"] = profile
     if device is not None:

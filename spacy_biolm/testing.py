@@ -352,7 +352,7 @@ def _release_examples(nlp, task: str) -> list:
 _RELEASE_TASKS = (
     ("ner", "ner.cfg", "ner"),
     ("ner_gene", "ner.cfg", "ner_gene"),
-    ("relations", "relations_gad_anonymised.cfg", "relations"),
+    ("relations", "relations_anonymised.cfg", "relations"),
     ("hoc", "hoc.cfg", "hoc"),
     ("yes_no", "yes_no.cfg", "yes_no"),
     ("answer_span", "answer_span.cfg", "answer_span"),
@@ -418,7 +418,7 @@ def make_tiny_one_encoder_release(tiny_release: Path, out: Path, trained: Option
     fix_random_seed(0)
     paths = {"ner": source, **{qa: source.parent / qa for qa in ("yes_no", "answer_span", "answer_reranker")}}
     for task, config_name, extra in [("ner_gene", "ner.cfg", {}), ("hoc", "hoc.cfg", {}),
-                                     ("relations", "relations_gad_fast.cfg", {"components.relation_extractor.labels": ["ASSOCIATION"]})]:
+                                     ("relations", "relations_fast.cfg", {"components.relation_extractor.labels": ["ASSOCIATION"]})]:
         if trained and task in trained:
             paths[task] = Path(trained[task])
             continue

@@ -57,7 +57,9 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     project = tmp_path / "project"
     project.mkdir()
     shutil.copy(REPO / "project.yml", project)
-    shutil.copy(REPO / "README.md", project)  # `all` rewrites what README quotes from its run
+    shutil.copy(REPO / "README.md", project)  # `all` rewrites what README and the results index quote from its run
+    (project / "results").mkdir()
+    shutil.copy(REPO / "results" / "descriptions.yml", project / "results")
     shutil.copytree(REPO / "configs", project / "configs")
     # The encoder `all` fine-tunes: a tiny random one here, exported as the published one would be.
     # Its vocabulary is characters, so a 128-token window can take ~1,000 wordpieces: room for them.
@@ -128,6 +130,9 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
 
     assert release["sample"]["text"] == SAMPLE_TEXT and isinstance(release["sample"]["entities"], list)
     assert readme_scores(project / "results/release.json") in (project / "README.md").read_text(encoding="utf8")
+    index = (project / "results/README.md").read_text(encoding="utf8")
+    row = next(line for line in index.splitlines() if line.startswith("| [release.json](release.json) |"))
+    assert release["run"]["date"][:10] in row  # the run's own record (the temporary project is no git checkout)
 
     wheels = list((project / "packages").glob("*/dist/en_bio_electra-*.whl"))
     assert len(wheels) == 1

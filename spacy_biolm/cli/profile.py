@@ -1,5 +1,6 @@
 """``spacy-biolm profile``: run the project with a named budget (configs/profiles/<name>.yml)."""
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -46,4 +47,7 @@ def run_cli(
     with user_errors():
         command = profile_command(name, workflow, project_dir, ctx.args)
     msg.info(" ".join(command[1:]))
-    raise typer.Exit(subprocess.call(command))
+    from ..run_record import PROFILE_ENV
+
+    # Every result file the run writes records the profile (spacy_biolm/run_record.py).
+    raise typer.Exit(subprocess.call(command, env={**os.environ, PROFILE_ENV: name}))

@@ -56,14 +56,22 @@ def convert_cli(
 @app.command("train", context_settings=PASS_OVERRIDES)
 def train_cli(
     ctx: typer.Context,
-    config_path: Path = typer.Argument(..., help="configs/relations_TASK_MODE.cfg (MODE: fast or anonymised)"),
+    config_path: Path = typer.Argument(..., help="configs/relations_MODE.cfg (MODE: anonymised or fast)"),
     output_dir: Path = typer.Argument(..., help="Training output directory (model-best, model-last, config.cfg)"),
+    dataset: Optional[str] = typer.Option(None, "--dataset", help="gad or chemprot: the corpus's labels, entity-type pairs and placeholders (default: the config's, GAD's)"),
     gpu_id: int = gpu_option(),
 ):
-    """Train the relation extractor of a config (extra --section.key value options override it)."""
-    from ..evaluation.relations import train_relations
+    """Train the relation extractor of a config (extra --section.key value options override it,
+    and --dataset's settings)."""
+    from ..corpora.relations import dataset_overrides
+    from ..evaluation.relations import relation_architecture, train_relations
 
-    model = train_relations(config_path, output_dir, overrides=config_overrides(ctx), use_gpu=gpu_id)
+    overrides = {}
+    with user_errors():
+        if dataset is not None:
+            anonymised = relation_architecture(config_path) == "spacy-biolm.RelationAnonymised.v1"
+            overrides = dataset_overrides(dataset.lower(), anonymised)
+    model = train_relations(config_path, output_dir, overrides={**overrides, **config_overrides(ctx)}, use_gpu=gpu_id)
     msg.good(f"Trained: {model}")
 
 

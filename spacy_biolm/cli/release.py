@@ -34,7 +34,7 @@ def package_cli(
 
 @app.command("share-encoder")
 def share_encoder_cli(
-    config_path: Path = typer.Argument(..., help="A task config with a `transformer` and components listening to it (configs/ner.cfg, hoc.cfg, relations_gad_fast.cfg)", exists=True),
+    config_path: Path = typer.Argument(..., help="A task config with a `transformer` and components listening to it (configs/ner.cfg, hoc.cfg, relations_fast.cfg)", exists=True),
     source: Path = typer.Argument(..., help="The trained pipeline whose transformer is shared (e.g. training/ner/model-best)", exists=True),
     output: Path = typer.Argument(..., help="The config to write; `python -m spacy train` trains it"),
     adapter_depth: int = typer.Option(0, "--adapter-depth", help="Residual maxout layers between the frozen encoder and each head (0: none)"),

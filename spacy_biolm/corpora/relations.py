@@ -51,6 +51,8 @@ __all__ = [
     "ConversionStats",
     "read_biobert_re",
     "read_chemprot_tsv",
+    "DATASETS",
+    "dataset_overrides",
     "read_scibert_chemprot",
     "read_relations",
     "convert_relations",
@@ -65,6 +67,29 @@ BIOBERT_PLACEHOLDERS = {"@GENE$": "GENE", "@DISEASE$": "DISEASE"}
 CHEMPROT_PLACEHOLDERS = {"BC6ENTC": "CHEMICAL", "BC6ENTG": "GENE"}
 CHEMPROT_OTHER = "BC6OTHER"
 CHEMPROT_LABELS = ("CPR:3", "CPR:4", "CPR:5", "CPR:6", "CPR:9")
+
+#: What the relation_extractor of configs/relations_{anonymised,fast}.cfg is set to for each corpus
+#: (the configs carry GAD's): its labels, the entity-type pairs it classifies and, in the anonymised
+#: mode, the placeholders its encoder reads (ChemProt's own, as Bio-ELECTRA trained on them).
+DATASETS = {
+    "gad": {"labels": ["ASSOCIATION"], "pair_types": [["GENE", "DISEASE"]], "placeholders": {}, "other_placeholder": None},
+    "chemprot": {"labels": list(CHEMPROT_LABELS), "pair_types": [["CHEMICAL", "GENE"]],
+                 "placeholders": {label: mark for mark, label in CHEMPROT_PLACEHOLDERS.items()},
+                 "other_placeholder": CHEMPROT_OTHER},
+}
+
+
+def dataset_overrides(dataset: str, anonymised: bool) -> Dict[str, object]:
+    """Config overrides that switch a relations config to ``dataset`` (a key of :data:`DATASETS`);
+    the placeholders only where the model reads them (``anonymised``)."""
+    if dataset not in DATASETS:
+        raise ValueError(f"unknown relation dataset {dataset!r}; expected one of {sorted(DATASETS)}")
+    settings, prefix = DATASETS[dataset], "components.relation_extractor."
+    overrides = {prefix + "labels": settings["labels"], prefix + "pair_types": settings["pair_types"]}
+    if anonymised:
+        overrides.update({prefix + "model.placeholders": settings["placeholders"],
+                          prefix + "model.other_placeholder": settings["other_placeholder"]})
+    return overrides
 
 
 @dataclass

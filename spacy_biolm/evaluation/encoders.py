@@ -49,7 +49,7 @@ ABLATION_TASKS: Dict[str, AblationTask] = {
                          "corpus/ner/NCBI-disease/devel.spacy", "corpus/ner/NCBI-disease/test.spacy", "ents_f", "ner"),
     "bc2gm": AblationTask("BC2GM F1", "configs/ner.cfg", "corpus/ner/BC2GM/train.spacy",
                           "corpus/ner/BC2GM/devel.spacy", "corpus/ner/BC2GM/test.spacy", "ents_f", "ner"),
-    "gad": AblationTask("GAD fold 1 F1", "configs/relations_gad_fast.cfg", "corpus/relations/GAD/1/train.spacy",
+    "gad": AblationTask("GAD fold 1 F1", "configs/relations_fast.cfg", "corpus/relations/GAD/1/train.spacy",
                         "corpus/relations/GAD/1/dev.spacy", "corpus/relations/GAD/1/test.spacy", "rel_micro_f", "relations"),
     "yes_no": AblationTask("yes/no F1(no)", "configs/yes_no.cfg", "corpus/qa/yesno/train.spacy",
                            "corpus/qa/yesno/dev.spacy", "corpus/qa/yesno/test.spacy", "yes_no_f_no", "qa"),

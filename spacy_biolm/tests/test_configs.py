@@ -23,8 +23,7 @@ def training_configs():
 
 def test_the_split_between_training_and_other_configs_is_known():
     names = {path.name for path in training_configs()}
-    assert {"relations_gad_fast.cfg", "relations_gad_anonymised.cfg", "relations_chemprot_fast.cfg",
-            "relations_chemprot_anonymised.cfg", "yes_no.cfg", "answer_span.cfg", "answer_reranker.cfg",
+    assert {"relations_fast.cfg", "relations_anonymised.cfg", "yes_no.cfg", "answer_span.cfg", "answer_reranker.cfg",
             "ner.cfg"} <= names
     for path in training_configs():
         assert "training" in load_config(path, interpolate=False), path
@@ -56,13 +55,10 @@ def _task_docs(nlp, config_name: str) -> list:
         if config_name.startswith("ner"):
             doc.ents = [doc.char_span(*disease, "DISEASE")]
             return [doc]
-        chemprot = "chemprot" in config_name
-        head_label, label = ("CHEMICAL", "CPR:4") if chemprot else ("GENE", "ASSOCIATION")
-        tail_label = "GENE" if chemprot else "DISEASE"
-        head, tail = doc.char_span(*gene, head_label), doc.char_span(*disease, tail_label)
+        head, tail = doc.char_span(*gene, "GENE"), doc.char_span(*disease, "DISEASE")
         doc.ents = [head, tail]
         negative = doc.copy()
-        set_relations(doc, [Relation(head, tail, label, 1.0)])
+        set_relations(doc, [Relation(head, tail, "ASSOCIATION", 1.0)])
         return [doc, negative]
     if config_name.startswith("hoc"):
         from spacy_biolm.corpora.hoc import HALLMARKS

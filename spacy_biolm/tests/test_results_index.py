@@ -80,6 +80,16 @@ def test_run_record_takes_the_commit_from_the_environment(monkeypatch, tmp_path)
     assert run_record(cwd=tmp_path)["commit"] == "feedbeef"
 
 
+def test_run_record_names_the_profile_the_profile_runner_sets(monkeypatch, tmp_path):
+    from spacy_biolm.run_record import PROFILE_ENV, run_record
+
+    monkeypatch.delenv(PROFILE_ENV, raising=False)
+    assert "profile" not in run_record(cwd=tmp_path)
+    monkeypatch.setenv(PROFILE_ENV, "full")
+    assert run_record(cwd=tmp_path)["profile"] == "full"
+    assert run_record(profile="default", cwd=tmp_path)["profile"] == "default"  # the writer's own word wins
+
+
 def test_stamp_json_merges_into_an_existing_run_and_rewrites_a_file(tmp_path):
     record = {"commit": "abc", "date": "2024-01-01T00:00:00Z"}
     stamped = stamp_json({"scores": 1, "run": {"profile": "full"}}, record)

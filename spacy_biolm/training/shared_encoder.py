@@ -2,7 +2,7 @@
 serve every component of a release (`configs/release_one_encoder.cfg`).
 
 ``share_encoder(config, source)`` takes a task config (configs/ner.cfg, hoc.cfg,
-relations_gad_fast.cfg: a ``transformer`` and components listening to it) and returns it with its
+relations_fast.cfg: a ``transformer`` and components listening to it) and returns it with its
 ``transformer`` sourced from the trained pipeline ``source``, frozen and annotating: the encoder is
 not updated, so every head trained this way reads the very vectors the shipped pipeline computes
 once per token. Each listener is standardized (``spacy-biolm.Standardized.v1``): a frozen

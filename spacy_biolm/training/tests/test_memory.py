@@ -30,8 +30,7 @@ def test_glibc_gives_freed_memory_back():
 
 @pytest.mark.parametrize(
     "name",
-    ["ner", "hoc", "yes_no", "answer_span", "answer_reranker", "relations_gad_anonymised", "relations_gad_fast",
-     "relations_chemprot_anonymised", "relations_chemprot_fast"],
+    ["ner", "hoc", "yes_no", "answer_span", "answer_reranker", "relations_anonymised", "relations_fast"],
 )
 def test_every_transformer_fine_tuning_config_keeps_its_memory_flat(name):
     before_update = load_config(CONFIGS / f"{name}.cfg", interpolate=False)["training"]["before_update"]

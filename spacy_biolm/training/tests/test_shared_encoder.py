@@ -10,7 +10,7 @@ CONFIGS = REPO / "configs"
 
 
 @pytest.mark.parametrize("name,component", [("ner.cfg", "ner"), ("hoc.cfg", "textcat_multilabel"),
-                                            ("relations_gad_fast.cfg", "relation_extractor")])
+                                            ("relations_fast.cfg", "relation_extractor")])
 def test_share_encoder_sources_freezes_and_annotates(name, component):
     config = load_config(CONFIGS / name, interpolate=False)
     shared = share_encoder(config, "training/ner/model-best")

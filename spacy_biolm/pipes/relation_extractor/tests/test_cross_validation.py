@@ -20,7 +20,7 @@ def test_two_fold_cross_validation_writes_per_fold_and_mean_std(relation_encoder
     for fold in (1, 2):
         write_fold(tmp_path / "folds" / str(fold), 20)
     overrides = {"paths.encoder": str(relation_encoder), "training.max_steps": 2, "training.eval_frequency": 1}
-    summary = cross_validate(REPO / "configs" / "relations_gad_anonymised.cfg", tmp_path / "folds", tmp_path / "cv",
+    summary = cross_validate(REPO / "configs" / "relations_anonymised.cfg", tmp_path / "folds", tmp_path / "cv",
                              folds=[1, 2], overrides=overrides)
     assert [f["fold"] for f in summary["folds"]] == [1, 2]
     assert all(f["pairs"] == 6 for f in summary["folds"])

@@ -7,15 +7,16 @@ import pytest
 import spacy
 from spacy.tokens import Doc, DocBin, Span
 
+from spacy_biolm.corpora.relations import dataset_overrides
 from spacy_biolm.evaluation.relations import evaluate_relations, relation_architecture, train_relations
 from spacy_biolm.doc_data import Relation, set_relations
 
 REPO = Path(__file__).resolve().parents[4]
 
-# (config, entity labels of the pair, a positive label); the sentence's verb gives the label.
+# (config, dataset switch, entity labels of the pair, a positive label); the sentence's verb gives the label.
 CASES = {
-    "relations_gad_fast.cfg": (("GENE", "DISEASE"), "ASSOCIATION"),
-    "relations_chemprot_anonymised.cfg": (("CHEMICAL", "GENE"), "CPR:4"),
+    "fast, GAD": ("relations_fast.cfg", None, ("GENE", "DISEASE"), "ASSOCIATION"),
+    "anonymised, ChemProt": ("relations_anonymised.cfg", "chemprot", ("CHEMICAL", "GENE"), "CPR:4"),
 }
 
 
@@ -32,12 +33,14 @@ def write_corpus(path: Path, labels, positive: str, n: int = 12) -> Path:
     return path
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_relation_mode_trains_from_its_config_file(name, relation_encoder, tmp_path):
-    labels, positive = CASES[name]
+@pytest.mark.parametrize("case", list(CASES))
+def test_relation_mode_trains_from_its_config_file(case, relation_encoder, tmp_path):
+    name, dataset, labels, positive = CASES[case]
     corpus = write_corpus(tmp_path / "train.spacy", labels, positive)
     overrides = {"paths.train": str(corpus), "paths.dev": str(corpus), "paths.encoder": str(relation_encoder),
                  "training.max_steps": 3, "training.eval_frequency": 3}
+    if dataset is not None:
+        overrides.update(dataset_overrides(dataset, anonymised="anonymised" in name))
     model = train_relations(REPO / "configs" / name, tmp_path / "out", overrides=overrides, quiet=True)
     nlp = spacy.load(model)
     mode = relation_architecture(REPO / "configs" / name)
@@ -48,3 +51,20 @@ def test_relation_mode_trains_from_its_config_file(name, relation_encoder, tmp_p
     scores = evaluate_relations(model, corpus)
     assert scores["pairs"] == 12 and scores["docs"] == 12
     assert 0.0 <= scores["rel_micro_f"] <= 1.0
+
+
+def test_the_dataset_switch_gives_chemprot_its_labels_pairs_and_placeholders_and_names_an_unknown_one():
+    fast, anonymised = dataset_overrides("chemprot", anonymised=False), dataset_overrides("chemprot", anonymised=True)
+    assert fast == {"components.relation_extractor.labels": ["CPR:3", "CPR:4", "CPR:5", "CPR:6", "CPR:9"],
+                    "components.relation_extractor.pair_types": [["CHEMICAL", "GENE"]]}
+    assert anonymised["components.relation_extractor.model.placeholders"] == {"CHEMICAL": "BC6ENTC", "GENE": "BC6ENTG"}
+    assert anonymised["components.relation_extractor.model.other_placeholder"] == "BC6OTHER"
+    # The configs are GAD's: switching to GAD changes nothing.
+    config = spacy.util.load_config(REPO / "configs" / "relations_anonymised.cfg", interpolate=False)
+    for key, value in dataset_overrides("gad", anonymised=True).items():
+        node = config
+        for part in key.split("."):
+            node = node[part]
+        assert node == value, key
+    with pytest.raises(ValueError, match="unknown relation dataset 'eu-adr'"):
+        dataset_overrides("eu-adr", anonymised=False)
