@@ -103,6 +103,8 @@ def stamp_json(target: Union[PathLike, Dict[str, object]], record: Optional[Dict
         existing = target.get(RUN_KEY, {})
         if not isinstance(existing, dict):
             raise TypeError(f"the result's {RUN_KEY!r} is a {type(existing).__name__}, not a mapping: cannot record the run in it")
+        if "source" not in record:  # a run's own record replaces one taken afterwards from git log
+            existing = {key: value for key, value in existing.items() if key != "source"}
         return {**target, RUN_KEY: {**existing, **record}}
     path = Path(target)
     data = json.loads(path.read_text(encoding="utf8"))

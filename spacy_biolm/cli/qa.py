@@ -23,7 +23,7 @@ def _blank_bio_nlp():
 
 @app.command("convert")
 def convert_cli(
-    fmt: str = typer.Argument(..., help="Input format: yesno (BioASQ yes/no TSV), squad (SQuAD/BioASQ JSON), reranking (answer-candidate TSV), snippets (SQuAD/BioASQ JSON read as reranking Docs)"),
+    fmt: str = typer.Argument(..., help="Input format: yesno (BioASQ yes/no TSV), squad (SQuAD/BioASQ/COVID-QA JSON), reranking (answer-candidate TSV), snippets (SQuAD/BioASQ JSON read as reranking Docs), boolq (BoolQ JSON lines), squad-reranking (SQuAD/COVID-QA paragraphs read as reranking Docs)"),
     input_path: Path = typer.Argument(..., help="Corpus file"),
     output_path: Path = typer.Argument(..., help="DocBin (.spacy) to write"),
     golden: Optional[Path] = typer.Option(None, "--golden", help="BioASQ golden file: gold answers for a test JSON without answers (squad)"),
@@ -33,6 +33,9 @@ def convert_cli(
     sents_per_doc: int = typer.Option(0, "--sents-per-doc", help="reranking: candidates per Doc (0: all of a question's)"),
     seed: int = typer.Option(0, "--seed"),
     limit: int = typer.Option(0, "--limit", help="Keep the first N questions only (0: all)"),
+    exclude_ngram: Optional[int] = typer.Option(None, "--exclude-ngram", help="Also drop examples sharing this many consecutive words with any text of the --exclude files (0: off; default 13 for boolq and squad-reranking, 0 otherwise)"),
+    negatives: int = typer.Option(2, "--negatives", help="squad-reranking: on-topic sentences of other paragraphs of the same article added to each question"),
+    max_candidates: int = typer.Option(0, "--max-candidates", help="squad-reranking: at most this many sentences of a question's own paragraph, the relevant and most on-topic ones (0: all; COVID-QA articles have ~170-280)"),
 ):
     """Convert one question-answering corpus file to a spaCy DocBin (Docs carry doc._.question)."""
     from ..corpora.qa import convert_qa
@@ -40,6 +43,7 @@ def convert_cli(
     stats = convert_qa(
         fmt, input_path, output_path, _blank_bio_nlp(), golden=golden, exclude=exclude, dev_output=dev_output,
         dev_fraction=dev_fraction, sents_per_doc=sents_per_doc, seed=seed, limit=limit,
+        exclude_ngram=exclude_ngram, negatives=negatives, max_candidates=max_candidates,
     )
     msg.good(f"{input_path} -> {output_path}: {json.dumps(stats)}")
 

@@ -4,9 +4,10 @@ Doc the pipeline predicts on.
 spaCy only: imported through the ``spacy_readers`` entry points.
 """
 
+import json
 from itertools import islice
 from pathlib import Path
-from typing import Iterable, Iterator, TypeVar, Union
+from typing import Iterable, Iterator, Tuple, TypeVar, Union
 
 from spacy.tokens import Doc, DocBin
 from spacy.vocab import Vocab
@@ -90,3 +91,19 @@ def unannotated_copy(reference: Doc, keep_sentences: bool = False) -> Doc:
         spaces=[bool(token.whitespace_) for token in reference],
         sent_starts=sent_starts,
     )
+
+
+def json_lines(path: Union[str, Path]) -> Iterator[Tuple[int, dict]]:
+    """(line number, object) of every non-empty line of a JSON-lines file; a line that is not a
+    JSON object is a CorpusFormatError naming ``path:line``."""
+    with Path(path).open(encoding="utf8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise CorpusFormatError(path, number, f"not a JSON object ({err.msg})") from None
+            if not isinstance(record, dict):
+                raise CorpusFormatError(path, number, f"not a JSON object (a {type(record).__name__})")
+            yield number, record

@@ -43,6 +43,7 @@ from spacy.tokens import Doc, DocBin, Span
 from spacy.vocab import Vocab
 
 from ..errors import CorpusFormatError
+from .corpus_files import json_lines
 
 __all__ = [
     "HALLMARKS",
@@ -151,32 +152,23 @@ def read_hoc(path: PathLike) -> Iterator[HocAbstract]:
         yield from read_hoc_raw(path)
         return
     seen: Dict[str, int] = {}
-    with path.open(encoding="utf8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise CorpusFormatError(path, lineno, f"invalid JSON ({err.msg})") from None
-            if not isinstance(record, dict):
-                raise CorpusFormatError(path, lineno, "expected a JSON object")
-            pmid, sentences, labels = record.get("pmid"), record.get("sentences"), record.get("labels")
-            if not isinstance(pmid, (str, int)) or not str(pmid).strip():
-                raise CorpusFormatError(path, lineno, "missing 'pmid'")
-            pmid = str(pmid).strip()
-            if not isinstance(sentences, list) or not sentences or not all(isinstance(s, str) and s.strip() for s in sentences):
-                raise CorpusFormatError(path, lineno, f"PMID {pmid}: 'sentences' must be a list of non-empty strings")
-            if not isinstance(labels, list) or len(labels) != 1 or not isinstance(labels[0], str):
-                raise CorpusFormatError(path, lineno, f"PMID {pmid}: 'labels' must be a list holding one label string")
-            if pmid in seen:
-                raise CorpusFormatError(path, lineno, f"PMID {pmid} already on line {seen[pmid]}")
-            seen[pmid] = lineno
-            try:
-                classes = parse_label_string(labels[0], len(sentences))
-            except ValueError as err:
-                raise CorpusFormatError(path, lineno, f"PMID {pmid}: {err}") from None
-            yield HocAbstract(pmid, tuple(sentences), tuple(tuple(c) for c in classes), lineno, str(path))
+    for lineno, record in json_lines(path):
+        pmid, sentences, labels = record.get("pmid"), record.get("sentences"), record.get("labels")
+        if not isinstance(pmid, (str, int)) or not str(pmid).strip():
+            raise CorpusFormatError(path, lineno, "missing 'pmid'")
+        pmid = str(pmid).strip()
+        if not isinstance(sentences, list) or not sentences or not all(isinstance(s, str) and s.strip() for s in sentences):
+            raise CorpusFormatError(path, lineno, f"PMID {pmid}: 'sentences' must be a list of non-empty strings")
+        if not isinstance(labels, list) or len(labels) != 1 or not isinstance(labels[0], str):
+            raise CorpusFormatError(path, lineno, f"PMID {pmid}: 'labels' must be a list holding one label string")
+        if pmid in seen:
+            raise CorpusFormatError(path, lineno, f"PMID {pmid} already on line {seen[pmid]}")
+        seen[pmid] = lineno
+        try:
+            classes = parse_label_string(labels[0], len(sentences))
+        except ValueError as err:
+            raise CorpusFormatError(path, lineno, f"PMID {pmid}: {err}") from None
+        yield HocAbstract(pmid, tuple(sentences), tuple(tuple(c) for c in classes), lineno, str(path))
 
 
 def read_hoc_raw(root: PathLike) -> Iterator[HocAbstract]:

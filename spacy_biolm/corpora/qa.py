@@ -17,12 +17,18 @@ Formats:
   its own snippets the relevant candidates and snippets of other questions the irrelevant ones
   (``snippet_reranking_docs``). BioASQ's factoid training set has about 50 times the relevant
   sentences of the answer-candidate TSVs.
+* ``boolq`` and ``squad-reranking``: the transfer sets of issue 44 (BoolQ yes/no JSON lines;
+  SQuAD/COVID-QA paragraphs read as reranking Docs), see ``corpora.qa_transfer``.
+
+``convert_qa``'s ``exclude`` drops the test questions (by id or text) in every format and, with
+``exclude_ngram`` (default 13 for the transfer formats, off for the BioASQ ones, whose training
+and test snippets come from the same abstracts by design), every example whose question or passage
+shares that many consecutive words with any text of the excluded files.
 
 Every bad record raises ``CorpusFormatError`` naming the file, line or example id. Spacy only
 (no torch): the reader is registered through an entry point.
 """
 
-import csv
 import hashlib
 import json
 import random
@@ -41,6 +47,7 @@ from .corpus_files import check_limit, existing_corpus_file, first, read_docbin,
 
 __all__ = [
     "QA_FORMATS",
+    "TRANSFER_FORMATS",
     "yesno_tsv_to_docs",
     "squad_json_to_docs",
     "reranking_tsv_to_docs",
@@ -54,7 +61,9 @@ __all__ = [
     "bioasq_question_id",
 ]
 
-QA_FORMATS = ("yesno", "squad", "reranking", "snippets")
+QA_FORMATS = ("yesno", "squad", "reranking", "snippets", "boolq", "squad-reranking")
+#: Formats whose ``exclude`` also drops 13-word overlaps with the excluded files by default.
+TRANSFER_FORMATS = ("boolq", "squad-reranking")
 _SNIPPET_SUFFIX = re.compile(r"(_\d+|:\d+)$")
 
 
@@ -276,6 +285,15 @@ def read_qa_docs(fmt: str, path: Union[str, Path], nlp: Language, **options) -> 
         return reranking_tsv_to_docs(path, nlp, sents_per_doc=options.get("sents_per_doc", 0))
     if fmt == "snippets":
         return snippet_reranking_docs(path, nlp, seed=options.get("seed", 0), held_out_keys=options.get("held_out_keys", frozenset()))
+    if fmt == "boolq":
+        from .qa_transfer import boolq_jsonl_to_docs
+
+        return boolq_jsonl_to_docs(path, nlp)
+    if fmt == "squad-reranking":
+        from .qa_transfer import squad_reranking_docs
+
+        return squad_reranking_docs(path, nlp, negatives=options.get("negatives", 2), seed=options.get("seed", 0),
+                                    max_candidates=options.get("max_candidates", 0))
     raise ValueError(f"unknown QA format {fmt!r}; expected one of {QA_FORMATS}")
 
 
@@ -296,6 +314,8 @@ def question_file_format(path: Union[str, Path]) -> str:
     path = Path(path)
     if path.suffix == ".json":
         return "squad"
+    if path.suffix == ".jsonl":
+        return "boolq"
     with path.open(encoding="utf8") as f:
         return "yesno" if f.readline().startswith("yesno_label") else "reranking"
 
@@ -304,12 +324,19 @@ def question_keys(fmt: str, path: Union[str, Path]) -> Set[str]:
     """The questions of a corpus file (texts, lower-cased, and ids), read without tokenising."""
     path = Path(path)
     keys: Set[str] = set()
-    if fmt in ("squad", "snippets"):
-        for article in _load_json(path).get("data", []):
+    if fmt in ("squad", "snippets", "squad-reranking"):
+        data = _load_json(path)
+        for question in data.get("questions", []) if isinstance(data, dict) else []:  # a BioASQ golden file
+            if isinstance(question, dict):
+                keys |= {_normal_question(str(question.get("body") or "")), str(question.get("id", ""))} - {""}
+        for article in data.get("data", []) if isinstance(data, dict) else []:
             for paragraph in article.get("paragraphs", []):
                 for qa in paragraph.get("qas", []):
                     keys |= {_normal_question(qa.get("question") or ""), bioasq_question_id(str(qa.get("id", "")))}
         return keys
+    if fmt == "boolq":
+        with path.open(encoding="utf8") as f:
+            return {_normal_question(str(json.loads(line).get("question", ""))) for line in f if line.strip()}
     header = {"yesno": ("yesno_label", "question", "ideal_answer"), "reranking": ("label", "question", "answer_candidate")}
     if fmt not in header:
         raise ValueError(f"unknown QA format {fmt!r}; expected one of {QA_FORMATS}")
@@ -328,29 +355,51 @@ def convert_qa(
     sents_per_doc: int = 0,
     seed: int = 0,
     limit: int = 0,
+    exclude_ngram: Optional[int] = None,
+    negatives: int = 2,
+    max_candidates: int = 0,
 ) -> Dict[str, int]:
     """Convert a QA corpus file to a DocBin (user data kept, so the questions travel along).
 
     exclude: QA files (any format, told by ``question_file_format``) whose questions (by id or
         by text) must not be in the output, e.g. the test set when converting a training set
         that overlaps it.
+    exclude_ngram: also drop the examples whose question or passage (the Doc text) shares this
+        many consecutive words with any text of the ``exclude`` files (0: off; None: 13 for the
+        ``TRANSFER_FORMATS``, 0 for the others).
+    negatives: squad-reranking: sentences of other paragraphs added to each question.
+    max_candidates: squad-reranking: at most this many sentences of the question's own paragraph
+        (the relevant and the most on-topic ones; 0: all).
     dev_output: also write a development DocBin of ``dev_fraction`` of the *questions* (all
         snippets of a question go to the same side), drawn with ``seed``.
     limit: keep only the first ``limit`` questions (0: all), for quick runs.
     Returns counts of Docs and questions written and excluded.
     """
+    from .decontamination import DEFAULT_NGRAM, NgramIndex
+
     excluded_keys: Set[str] = set()
     for path in exclude:
         excluded_keys |= question_keys(question_file_format(path), path)
+    if exclude_ngram is None:
+        exclude_ngram = DEFAULT_NGRAM if fmt in TRANSFER_FORMATS else 0
+    overlap = NgramIndex.from_files(list(exclude), n=exclude_ngram) if exclude else NgramIndex(n=0)
+    checked: Dict[str, bool] = {}  # the questions of one article share its (long) text
+
+    def overlaps(text: str) -> bool:
+        if text not in checked:
+            checked[text] = overlap.overlaps(text)
+        return checked[text]
+
     docs: List[Doc] = []
     kept: List[Doc] = []
     seen: Set[str] = set()
-    options = {"golden": golden, "sents_per_doc": sents_per_doc, "seed": seed, "held_out_keys": excluded_keys}
+    options = {"golden": golden, "sents_per_doc": sents_per_doc, "seed": seed, "held_out_keys": excluded_keys,
+               "negatives": negatives, "max_candidates": max_candidates}
     for doc in read_qa_docs(fmt, input_path, nlp, **options):
         if limit and question_group(doc) not in seen and len(seen) == limit:
             break
         docs.append(doc)
-        if not (_question_keys(doc) & excluded_keys):
+        if not (_question_keys(doc) & excluded_keys) and not (overlaps(doc._.question) or overlaps(doc.text)):
             kept.append(doc)
             seen.add(question_group(doc))
     groups = list(dict.fromkeys(question_group(doc) for doc in kept))

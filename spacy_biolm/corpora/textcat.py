@@ -7,7 +7,6 @@ needs; a label left out of a ``cats`` record is 0. The result trains ``configs/h
 ``textcat_multilabel`` config) like the Hallmarks-of-Cancer corpus.
 """
 
-import json
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
@@ -15,6 +14,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..errors import CorpusFormatError
+from .corpus_files import json_lines
 
 __all__ = ["read_cats_records", "cats_jsonl_to_docs"]
 
@@ -23,26 +23,19 @@ def read_cats_records(path: Union[str, Path]) -> List[Tuple[int, str, Dict[str, 
     """(line number, text, {label: 0/1 given}) of every non-empty line; a malformed line, a record
     without a text or with labels of the wrong shape is an error naming ``path:line``."""
     records = []
-    with Path(path).open(encoding="utf8") as lines:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise CorpusFormatError(path, number, f"not a JSON object ({error.msg})") from None
-            if not isinstance(record, dict) or not isinstance(record.get("text"), str):
-                raise CorpusFormatError(path, number, 'expected {"text": "...", "labels": [...]} or {"text": ..., "cats": {...}}')
-            if "cats" in record:
-                cats = record["cats"]
-                if not isinstance(cats, dict) or any(value not in (0, 1, True, False) for value in cats.values()):
-                    raise CorpusFormatError(path, number, '"cats" must map each label to 0 or 1')
-                given = {str(label): float(value) for label, value in cats.items()}
-            elif isinstance(record.get("labels"), list) and all(isinstance(label, str) for label in record["labels"]):
-                given = {label: 1.0 for label in record["labels"]}
-            else:
-                raise CorpusFormatError(path, number, 'needs "labels" (a list of label names) or "cats" ({label: 0 or 1})')
-            records.append((number, record["text"], given))
+    for number, record in json_lines(path):
+        if not isinstance(record.get("text"), str):
+            raise CorpusFormatError(path, number, 'expected {"text": "...", "labels": [...]} or {"text": ..., "cats": {...}}')
+        if "cats" in record:
+            cats = record["cats"]
+            if not isinstance(cats, dict) or any(value not in (0, 1, True, False) for value in cats.values()):
+                raise CorpusFormatError(path, number, '"cats" must map each label to 0 or 1')
+            given = {str(label): float(value) for label, value in cats.items()}
+        elif isinstance(record.get("labels"), list) and all(isinstance(label, str) for label in record["labels"]):
+            given = {label: 1.0 for label in record["labels"]}
+        else:
+            raise CorpusFormatError(path, number, 'needs "labels" (a list of label names) or "cats" ({label: 0 or 1})')
+        records.append((number, record["text"], given))
     return records
 
 

@@ -90,6 +90,14 @@ def test_run_record_names_the_profile_the_profile_runner_sets(monkeypatch, tmp_p
     assert run_record(profile="default", cwd=tmp_path)["profile"] == "default"  # the writer's own word wins
 
 
+def test_a_runs_own_record_replaces_a_backfilled_one():
+    from spacy_biolm.run_record import stamp_json
+
+    backfilled = {"score": 1, "run": {"commit": "old", "date": "2026-01-01T00:00:00Z", "source": "git log"}}
+    stamped = stamp_json(backfilled, {"commit": "new", "date": "2026-11-28T00:00:00Z"})
+    assert stamped["run"] == {"commit": "new", "date": "2026-11-28T00:00:00Z"}
+
+
 def test_stamp_json_merges_into_an_existing_run_and_rewrites_a_file(tmp_path):
     record = {"commit": "abc", "date": "2024-01-01T00:00:00Z"}
     stamped = stamp_json({"scores": 1, "run": {"profile": "full"}}, record)

@@ -79,7 +79,7 @@ def test_read_hoc_gives_sentences_classes_and_the_document_hallmarks(hoc_file):
 
 
 @pytest.mark.parametrize("line,match", [
-    ("{not json", r"hoc.jsonl:2: invalid JSON"),
+    ("{not json", r"hoc.jsonl:2: not a JSON object"),
     (_record("9", ["One .", "Two ."], "<Resisting cell death--Apoptosis"), r"hoc.jsonl:2: PMID 9: label string has 1"),
     (_record("1", ["One ."], "< "), r"hoc.jsonl:2: PMID 1 already on line 1"),
     (json.dumps({"pmid": "9", "sentences": ["One ."], "labels": "<"}), r"hoc.jsonl:2: PMID 9: 'labels' must be a list"),
