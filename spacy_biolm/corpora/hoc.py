@@ -145,7 +145,7 @@ def hallmark_of(class_path: str) -> str:
 def read_hoc(path: PathLike) -> Iterator[HocAbstract]:
     """The abstracts of a HoC JSON-lines file, or of the raw tree when ``path`` is a directory
     (:func:`read_hoc_raw`); every malformed line is a CorpusFormatError naming ``path:line``
-    (invalid JSON, a missing field, a label string that does not fit the sentences, an unknown
+    (a line that is no JSON object, a missing field, a label string that does not fit the sentences, an unknown
     hallmark, a PMID seen before)."""
     path = Path(path)
     if path.is_dir():

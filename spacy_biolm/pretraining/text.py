@@ -12,7 +12,6 @@ between documents. Sources are read by file type:
 """
 
 import csv
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,20 +96,15 @@ def _read_csv(path: Path) -> Iterator[str]:
 
 
 def _read_jsonl_sentences(path: Path) -> Iterator[List[str]]:
-    with path.open(encoding="utf8") as f:
-        for i, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise CorpusFormatError(path, i, f"invalid JSON ({err.msg})") from None
-            if isinstance(record.get("sentences"), list):
-                yield [" ".join(str(s).split()) for s in record["sentences"] if str(s).strip()]
-            elif isinstance(record.get("text"), str):
-                yield [record["text"]]
-            else:
-                raise CorpusFormatError(path, i, "JSON line needs 'sentences' (list) or 'text'")
+    from ..corpora.corpus_files import json_lines
+
+    for i, record in json_lines(path):
+        if isinstance(record.get("sentences"), list):
+            yield [" ".join(str(s).split()) for s in record["sentences"] if str(s).strip()]
+        elif isinstance(record.get("text"), str):
+            yield [record["text"]]
+        else:
+            raise CorpusFormatError(path, i, "JSON line needs 'sentences' (list) or 'text'")
 
 
 def _read_conll_sentences(path: Path) -> Iterator[List[str]]:
