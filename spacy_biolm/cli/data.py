@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 from wasabi import msg
 
-from ._common import sub_app, user_errors
+from ._common import gpu_option, sub_app, user_errors
 
 __all__ = ["app"]
 
@@ -96,6 +96,50 @@ def convert_cats_cli(
     output_path.parent.mkdir(parents=True, exist_ok=True)
     DocBin(docs=docs).to_disk(output_path)
     msg.good(f"{input_path} -> {output_path}: {len(docs)} documents, labels {sorted(docs[0].cats) if docs else []}")
+
+
+@app.command("fill-entities")
+def fill_entities_cli(
+    input_path: Path = typer.Argument(..., help="NER DocBin (e.g. corpus/ner/NCBI-disease/train.spacy)"),
+    output_path: Path = typer.Argument(..., help="DocBin to write: the gold entities plus the teachers' of the other types"),
+    teacher: List[Path] = typer.Option(..., "--teacher", help="A trained pipeline with a ner (e.g. training/ner_gene/model-best); repeatable, the first wins where two overlap"),
+    own_type: List[str] = typer.Option([], "--type", help="An entity type the input's gold annotates (repeatable; none: the input has no NER annotation)"),
+    stats: Optional[Path] = typer.Option(None, "--stats", help="JSON of the entities added and skipped, by type"),
+    gpu_id: int = gpu_option(),
+):
+    """Add to each Doc the teachers' entities of the types its corpus does not annotate (never over
+    a gold entity), so a multi-task ner learns every type from it (configs/release_multitask.cfg,
+    entity_types of the filled corpus: its own and the teachers')."""
+    from collections import Counter
+
+    import spacy
+    from spacy.tokens import DocBin
+
+    from ..corpora.corpus_files import existing_corpus_file, read_docbin
+    from ..training.teacher_entities import fill_entities
+
+    with user_errors(ValueError, OSError):
+        if gpu_id >= 0:
+            spacy.require_gpu(gpu_id)
+        teachers = [spacy.load(path) for path in teacher]
+        nlp = spacy.blank("en")
+        docs = read_docbin(existing_corpus_file(input_path, "fill-entities", "NER DocBin"), nlp.vocab)
+        filled, totals = [], {"added": Counter(), "skipped": Counter()}
+        for doc, counts in fill_entities(docs, own_type, teachers):
+            filled.append(doc)
+            for key, counter in counts.items():
+                totals[key].update(counter)
+    output_path.parent.mkdir(parents=True, exist_ok=True)
+    DocBin(docs=filled, store_user_data=True).to_disk(output_path)
+    report = {"input": str(input_path), "output": str(output_path), "docs": len(filled), "own_types": sorted(own_type),
+              "teachers": [str(path) for path in teacher], **{key: dict(sorted(c.items())) for key, c in totals.items()}}
+    if stats:
+        from ..run_record import stamp_json
+
+        stats.parent.mkdir(parents=True, exist_ok=True)
+        stats.write_text(json.dumps(stamp_json(report), indent=2), encoding="utf8")
+    msg.good(f"{input_path} -> {output_path}: {len(filled)} docs, teacher entities added {dict(totals['added'])}, "
+             f"skipped over gold or earlier ones {dict(totals['skipped'])}")
 
 
 @app.command("convert-splits")

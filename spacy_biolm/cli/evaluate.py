@@ -208,6 +208,54 @@ def objective_option():
                         help="label_f1: each label's F1-best cut-off on dev; micro_f1: one cut-off for all labels, best micro F1 on dev (hoc-objectives compares them)")
 
 
+@app.command("entity-types")
+def entity_types_cli(
+    model_path: Path = typer.Argument(..., help="Trained pipeline with a ner (e.g. training/multitask/model-best)"),
+    data_path: Path = typer.Argument(..., help="NER test DocBin (e.g. corpus/ner/NCBI-disease/test.spacy)"),
+    entity_type: List[str] = typer.Option(..., "--type", help="An entity type the test set annotates (repeatable); the ner's others are not counted"),
+    output: Optional[Path] = typer.Option(None, "--output", help="Scores JSON to write (ents_p, ents_r, ents_f, ents_per_type)"),
+    gpu_id: int = gpu_option(),
+):
+    """Score a ner that finds more entity types than a test set annotates on that set's types only
+    (the multi-task release's one ner on NCBI-disease: DISEASE; on BC2GM: GENE)."""
+    from ..evaluation.entities import evaluate_entity_types
+
+    with user_errors(ValueError, OSError):
+        scores = evaluate_entity_types(model_path, data_path, entity_type, output, use_gpu=gpu_id)
+    msg.good(f"{model_path} on {data_path} ({', '.join(scores['types'])}): "
+             + " ".join(f"{k}={100 * (scores[k] or 0):.2f}" for k in ("ents_p", "ents_r", "ents_f")))
+
+
+@app.command("multitask")
+def multitask_cli(
+    model_dir: Path = typer.Argument(..., help="The multi-task pipeline (training/multitask/model-best); its hallmarks thresholds are tuned in place"),
+    output_dir: Path = typer.Argument(..., help="Directory for <row>_test.json, one per release row (what release-meta reads)"),
+    entities: List[str] = typer.Option(..., "--entities", help="ROW=TYPE[,TYPE]=TEST.spacy: a NER test set and the entity types it annotates, e.g. ner=DISEASE=corpus/ner/NCBI-disease/test.spacy; repeatable"),
+    relations: Path = typer.Option(..., "--relations", help="Relation test DocBin (gold entities)"),
+    hoc_dev: Path = typer.Option(..., "--hoc-dev", help="HoC dev DocBin: the hallmarks' thresholds are tuned on it"),
+    hoc_test: Path = typer.Option(..., "--hoc-test", help="HoC test DocBin"),
+    objective: str = objective_option(),
+    gpu_id: int = gpu_option(),
+):
+    """Score every component of a multi-task pipeline on its own test set, as the per-task
+    pipelines are scored: the ner on each test set's entity types, the relations on gold
+    entities, the hallmarks with thresholds tuned on dev."""
+    from ..evaluation.multitask import evaluate_multitask
+
+    rows = {}
+    for item in entities:
+        row, types, path = (item.split("=", 2) + ["", ""])[:3]
+        if not (row and types and path):
+            raise typer.BadParameter(f"--entities expects ROW=TYPE[,TYPE]=TEST.spacy, got {item!r}")
+        rows[row] = ([t for t in types.split(",") if t], Path(path))
+    output_dir.mkdir(parents=True, exist_ok=True)
+    with user_errors(ValueError, OSError):
+        written = evaluate_multitask(model_dir, output_dir, rows, relations, hoc_dev, hoc_test, objective=objective,
+                                     use_gpu=gpu_id)
+    for row, path in written.items():
+        msg.good(f"{row}: {path}")
+
+
 @app.command("hoc-thresholds")
 def hoc_thresholds_cli(
     model_dir: Path = typer.Argument(..., help="Trained pipeline with a textcat_multilabel (e.g. training/hoc/model-best); updated in place"),

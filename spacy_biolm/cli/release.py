@@ -32,6 +32,23 @@ def package_cli(
     msg.good(f"Built {pipeline_wheel} and {library_wheel}")
 
 
+@app.command("halve")
+def halve_cli(
+    pipeline_dir: Path = typer.Argument(..., help="A saved pipeline (e.g. training/release)", exists=True),
+    output_dir: Path = typer.Argument(..., help="New directory for its copy with float16 encoder weights"),
+):
+    """Copy a pipeline with every encoder's weights stored in float16 (half the bytes); it loads
+    and runs in float32 as before, with the weights rounded."""
+    from ..encoders.half_precision import halve_pipeline
+
+    with user_errors(FileNotFoundError, FileExistsError, ValueError):
+        sizes = halve_pipeline(pipeline_dir, output_dir)
+    for component, (before, after) in sizes.items():
+        msg.good(f"{component}: {before:,} -> {after:,} bytes")
+    if not sizes:
+        msg.warn(f"{pipeline_dir} has no encoder weights to halve")
+
+
 @app.command("share-encoder")
 def share_encoder_cli(
     config_path: Path = typer.Argument(..., help="A task config with a `transformer` and components listening to it (configs/ner.cfg, hoc.cfg, relations_fast.cfg)", exists=True),

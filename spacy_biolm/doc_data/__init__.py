@@ -4,6 +4,7 @@ write and the pipeline components read.
 * Questions (yes/no, answer span, answer reranking): the Doc is the passage, the question rides on
   ``doc._.question``, ``doc._.question_id`` groups the snippets of one question and
   ``doc._.gold_answers`` holds a gold Doc's acceptable answers (:mod:`.questions`).
+* Entities: ``doc.ents``; a gold Doc may record the types it annotates (:mod:`.entities`).
 * Relations: ``doc._.relations``, a list of :class:`Relation` (:mod:`.relations`).
 * Abbreviations: ``doc._.abbreviations``, filled by the ``biolm_abbreviations`` component.
 
@@ -12,6 +13,7 @@ ground floor of the package: spaCy only, no import from ``corpora`` or ``pipes``
 on every ``spacy.blank``/``spacy.load``.
 """
 
+from .entities import ENTITY_TYPES_USER_DATA_KEY, annotated_entity_types, set_annotated_entity_types
 from .extensions import ABBREVIATIONS_EXTENSION, EXTENSIONS, register_extensions
 from .questions import (
     QUESTION_EXTENSIONS,
@@ -22,23 +24,36 @@ from .questions import (
     question_group,
     sentences_doc,
 )
-from .relations import RELATIONS_EXTENSION, RELATIONS_USER_DATA_KEY, Relation, get_relations, set_relations
+from .relations import (
+    RELATIONS_EXTENSION,
+    RELATIONS_USER_DATA_KEY,
+    Relation,
+    get_relations,
+    mark_relations_missing,
+    relations_annotated,
+    set_relations,
+)
 
 __all__ = [
     "ABBREVIATIONS_EXTENSION",
+    "ENTITY_TYPES_USER_DATA_KEY",
     "EXTENSIONS",
     "QUESTION_EXTENSIONS",
     "RELATIONS_EXTENSION",
     "RELATIONS_USER_DATA_KEY",
     "MissingQuestionError",
     "Relation",
+    "annotated_entity_types",
     "copy_question",
     "get_question",
     "get_relations",
     "make_question_doc",
+    "mark_relations_missing",
     "question_group",
     "register_extensions",
+    "relations_annotated",
     "sentences_doc",
+    "set_annotated_entity_types",
     "set_relations",
 ]
 

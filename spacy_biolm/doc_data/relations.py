@@ -5,7 +5,10 @@ Relations are stored in ``doc.user_data`` as plain token offsets
 ``DocBin(store_user_data=True)`` and ``Doc.to_bytes``; ``doc._.relations`` (registered by
 :func:`spacy_biolm.doc_data.register_extensions`) turns them into ``Relation`` objects with real
 ``Span``s. Gold relations ride on the reference Doc the same way. A candidate pair without a
-stored relation is a negative ("no relation").
+stored relation is a negative ("no relation"), unless the Doc's relations are marked missing
+(:func:`mark_relations_missing`: a Doc of another task's corpus in multi-task training), when
+none of its pairs is a negative or a positive: the relation extractor neither learns from nor
+scores it.
 """
 
 from __future__ import annotations
@@ -15,7 +18,15 @@ from typing import Iterable, List, Tuple
 
 from spacy.tokens import Doc, Span
 
-__all__ = ["RELATIONS_EXTENSION", "RELATIONS_USER_DATA_KEY", "Relation", "get_relations", "set_relations"]
+__all__ = [
+    "RELATIONS_EXTENSION",
+    "RELATIONS_USER_DATA_KEY",
+    "Relation",
+    "get_relations",
+    "mark_relations_missing",
+    "relations_annotated",
+    "set_relations",
+]
 
 RELATIONS_EXTENSION = "relations"
 RELATIONS_USER_DATA_KEY = "spacy_biolm.relations"
@@ -67,3 +78,14 @@ def get_relations(doc: Doc) -> List[Relation]:
     """The relations stored on ``doc`` as ``Relation`` objects (empty list when none)."""
     rows = doc.user_data.get(RELATIONS_USER_DATA_KEY) or ()
     return [Relation(doc[hs:he], doc[ts:te], label, float(score)) for hs, he, ts, te, label, score in rows]
+
+
+def mark_relations_missing(doc: Doc) -> None:
+    """Mark ``doc``'s relations as not annotated (neither relations nor their absence are known)."""
+    doc.user_data[RELATIONS_USER_DATA_KEY] = None
+
+
+def relations_annotated(doc: Doc) -> bool:
+    """Whether ``doc``'s relations are annotated: anything but :func:`mark_relations_missing`,
+    so a Doc with no relations stored has none (every candidate pair is a negative)."""
+    return doc.user_data.get(RELATIONS_USER_DATA_KEY, ()) is not None

@@ -270,26 +270,32 @@ def one_encoder_table(per_task: Path, one_encoder: Path, speed: Optional[Path] =
     """Markdown: what one shared encoder costs. Per component of the ``one_encoder`` run's results
     (workflow one-encoder), its headline with an encoder per task (``per_task``: the release's
     results/release.json, the same run), on the one encoder, the change in points, the strongest
-    baseline and whether the one-encoder score is at or above it. With ``speed``
+    baseline (the per-task release's, so named, where the one-encoder run measured none) and
+    whether the one-encoder score is at or above it. With ``speed``
     (benchmarks/results/release_encoders.json), each release's words/s, its ratio to one raw
     forward of its encoder and the encoder passes per token. A component missing from
     ``per_task`` is an error naming it."""
     results = {name: json.loads(Path(path).read_text(encoding="utf8")) for name, path in
                [("per task", per_task), ("one", one_encoder)]}
     before = {c["component"]: c for c in results["per task"]["components"]}
-    rows = []
+    rows, borrowed = [], False
     for c in results["one"]["components"]:
         if c["component"] not in before:
             raise KeyError(f"{per_task} has no {c['component']!r}: the release run scores every component one-encoder does")
         old, metric = before[c["component"]], c["metric"]
         change = None if old["ours"] is None or c["ours"] is None else c["ours"] - old["ours"]
         change_text = "n/a" if change is None else (f"{change:+.3f}" if metric == "MRR" else f"{100 * change:+.1f}")
-        baseline = c["baseline"] or {"name": "none measured", "value": None}
-        verdict = _verdict(c["at_or_above_baseline"])
+        baseline, at_or_above = c["baseline"], c["at_or_above_baseline"]
+        if baseline is None and old.get("baseline"):  # run apart from the per-task release: its baseline, so named
+            baseline = {"name": f"{old['baseline']['name']}, the per-task release's run", "value": old["baseline"]["value"]}
+            at_or_above = None if c["ours"] is None else c["ours"] >= baseline["value"]
+            borrowed = True
+        baseline = baseline or {"name": "none measured", "value": None}
+        verdict = _verdict(at_or_above)
         rows.append([f"`{c['component']}`", c["test_set"], metric, _shown(old["ours"], metric), _shown(c["ours"], metric),
                      change_text, f"{_shown(baseline['value'], metric)} ({baseline['name']})", verdict])
     header = ["component", "test set", "metric", "an encoder per task", "one encoder", "change",
-              "strongest baseline, same run", "one encoder ≥ baseline"]
+              "strongest baseline" if borrowed else "strongest baseline, same run", "one encoder ≥ baseline"]
     run = results["one"]
     text = (f"Run: profile {run.get('profile')}, device {run.get('device')}, encoder {run.get('encoder')}.\n\n"
             + markdown_table(header, rows, numeric=False))

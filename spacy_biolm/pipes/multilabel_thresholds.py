@@ -54,7 +54,9 @@ def _f1(tp: int, fp: int, fn: int) -> float:
 
 
 def _pairs(probabilities: Sequence[Dict[str, float]], gold: Sequence[Dict[str, float]], label: str) -> List[Tuple[float, bool]]:
-    return [(p.get(label, 0.0), g.get(label, 0.0) > 0.5) for p, g in zip(probabilities, gold)]
+    """(probability, gold decision) of ``label`` in each document whose gold cats have it: a
+    label missing from the gold cats is not annotated there (spaCy's convention), not negative."""
+    return [(p.get(label, 0.0), g[label] > 0.5) for p, g in zip(probabilities, gold) if label in g]
 
 
 def score_multilabel(

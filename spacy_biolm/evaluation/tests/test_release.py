@@ -226,6 +226,10 @@ def test_one_encoder_table_sets_each_component_beside_its_own_encoder_release(tm
     assert "| `ner_gene` | ner_gene test | F1 | 75.0 | 70.0 | -5.0 | 72.0 (base) | **no** |" in text
     assert "| an encoder per task | 500 | 2000 | 0.25 | 3 | 3.40 |" in text
     assert "| one encoder | 1800 | 2000 | 0.90 | 1 | 1.00 |" in text
+    unmeasured = dict(component("ner_gene", 0.74, 0.0), baseline=None, at_or_above_baseline=None)
+    apart = _write(tmp_path / "apart.json", {"components": [unmeasured]})
+    assert CliRunner().invoke(app, ["docs", "one-encoder-table", str(per_task), str(apart), "--output", str(output)]).exit_code == 0
+    assert "| 72.0 (base, the per-task release's run) | yes |" in output.read_text(encoding="utf8")
     missing = _write(tmp_path / "partial.json", {"components": [component("ner", 0.8, 0.7)]})
     bad = CliRunner().invoke(app, ["docs", "one-encoder-table", str(missing), str(one), "--output", str(output)])
     assert bad.exit_code == 1 and "has no 'ner_gene'" in " ".join(bad.output.split())

@@ -24,7 +24,7 @@ from thinc.api import Config, Model
 
 from ..base import ClassifierPipe
 from . import scorer as _scorer_module  # noqa: F401  (registers the scorer with the factory)
-from ...doc_data import Relation, get_relations, set_relations
+from ...doc_data import Relation, get_relations, relations_annotated, set_relations
 from .data import SENTENCE_WINDOW, PairLimitExceeded, candidate_pairs, check_candidate_window
 from ...versions import check_built_version
 
@@ -204,11 +204,13 @@ class RelationExtractor(ClassifierPipe):
             )
         return pairs
 
-    def model_input(self, docs: Sequence[Doc]) -> Tuple[Any, List[PairOwner]]:
-        """``(docs, token offsets of each Doc's pairs)`` for the model, and one owner per pair."""
+    def model_input(self, docs: Sequence[Doc], skip: Sequence[int] = ()) -> Tuple[Any, List[PairOwner]]:
+        """``(docs, token offsets of each Doc's pairs)`` for the model, and one owner per pair;
+        the Docs at the indices ``skip`` contribute no pair (they still reach the model, whose
+        listener expects the batch the transformer read)."""
         offsets, owners = [], []
         for i, doc in enumerate(docs):
-            pairs = self.candidate_pairs(doc)
+            pairs = [] if i in skip else self.candidate_pairs(doc)
             owners.extend((i, head, tail) for head, tail in pairs)
             rows = [[h.start, h.end, t.start, t.end] for h, t in pairs]
             offsets.append(numpy.asarray(rows, dtype="int32").reshape(len(rows), 4))
@@ -228,6 +230,12 @@ class RelationExtractor(ClassifierPipe):
             set_relations(doc, doc_relations)
 
     # -- training -------------------------------------------------------------------------------
+
+    def training_input(self, examples: List[Example]) -> Tuple[Any, List[PairOwner]]:
+        """The predicted Docs' pairs, none from a Doc whose gold relations are missing (another
+        task's Doc in multi-task training): it gives no loss, rather than all negatives."""
+        missing = {i for i, eg in enumerate(examples) if not relations_annotated(eg.reference)}
+        return self.model_input([eg.predicted for eg in examples], skip=missing)
 
     def gold_targets(self, examples: List[Example], owners: List[PairOwner]) -> numpy.ndarray:
         """Gold class index per candidate pair (0 = no relation), matched by character offsets."""

@@ -2,7 +2,8 @@
 
 Micro-averaged precision, recall and F1 over the *positive* relation labels: a gold relation is
 found when the prediction has the same head, tail (character offsets) and label; predictions of
-"no relation" are not stored, so the negative class never counts. With one positive label (GAD,
+"no relation" are not stored, so the negative class never counts. Docs whose gold relations are
+missing (another task's Docs in multi-task evaluation) are not scored. With one positive label (GAD,
 EU-ADR: ``ASSOCIATION``) this is the binary P/R/F1 of the positive class; for ChemProt it is the
 micro average over CPR:3,4,5,6,9 used by Bio-ELECTRA and BioBERT.
 """
@@ -16,7 +17,7 @@ from spacy.scorer import PRFScore
 from spacy.training import Example
 from spacy.util import registry
 
-from ...doc_data import get_relations
+from ...doc_data import get_relations, relations_annotated
 
 __all__ = ["score_relations", "make_relations_scorer"]
 
@@ -32,6 +33,8 @@ def score_relations(
     """
     counts: Dict[str, Counter] = {}
     for eg in examples:
+        if not relations_annotated(eg.reference):
+            continue
         gold = {(r.key, r.label) for r in get_relations(eg.reference)}
         pred = {(r.key, r.label) for r in get_relations(eg.predicted)}
         for item, kind in [(g, "tp" if g in pred else "fn") for g in gold] + [(p, "fp") for p in pred - gold]:

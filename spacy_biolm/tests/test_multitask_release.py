@@ -1,0 +1,282 @@
+"""configs/release_multitask.cfg: one transformer, every default-on component listening, trained by
+plain `spacy train` from corpora that each annotate one task; a Doc gives no loss to the tasks its
+corpus does not annotate."""
+
+from pathlib import Path
+
+import numpy
+import pytest
+import spacy
+from spacy.tokens import DocBin, Span
+from spacy.training import Corpus
+from spacy.util import load_config
+
+from spacy_biolm.doc_data import get_relations, set_relations
+from spacy_biolm.doc_data.relations import Relation
+
+REPO = Path(__file__).resolve().parents[2]
+CONFIG = REPO / "configs" / "release_multitask.cfg"
+LISTENERS = ("ner", "relation_extractor", "hallmarks")
+HALLMARKS = ("Resisting cell death", "Sustaining proliferative signaling")
+
+
+def _task_docbins(out: Path) -> dict:
+    """One small DocBin per task, in the forms the project's converters write."""
+    nlp = spacy.blank("en")
+    diseases, genes, relations, hoc = [], [], [], []
+    for i in range(3):
+        doc = nlp.make_doc(f"Patients {i} with ataxia telangiectasia were seen .")
+        doc.ents = [Span(doc, 3, 5, label="DISEASE")]
+        diseases.append(doc)
+        doc = nlp.make_doc(f"The BRCA1 protein binds {i} RAD51 .")
+        doc.ents = [Span(doc, 1, 2, label="GENE"), Span(doc, 5, 6, label="GENE")]
+        genes.append(doc)
+        doc = nlp.make_doc(f"@GENE$ variants {i} cause @DISEASE$ .")
+        head, tail = Span(doc, 0, 1, label="GENE"), Span(doc, 4, 5, label="DISEASE")
+        doc.ents = [head, tail]
+        set_relations(doc, [Relation(head, tail, "ASSOCIATION")] if i % 2 else [])
+        relations.append(doc)
+        doc = nlp.make_doc(f"Tumour cells {i} evade apoptosis and grow . They divide .")
+        doc.cats = {label: float(j == i % 2) for j, label in enumerate(HALLMARKS)}
+        hoc.append(doc)
+    paths = {}
+    for name, docs in [("ner", diseases), ("ner_gene", genes), ("relations", relations), ("hoc", hoc)]:
+        for split in ("train", "dev"):
+            path = out / f"{name}_{split}.spacy"
+            DocBin(docs=docs, store_user_data=True).to_disk(path)
+            paths[f"paths.{name}_{split}"] = str(path)
+    return paths
+
+
+@pytest.fixture(scope="module")
+def overrides(tmp_path_factory):
+    from spacy_biolm.testing import make_tiny_encoder
+
+    out = tmp_path_factory.mktemp("multitask")
+    paths = _task_docbins(out)
+    words = ["Patients with ataxia telangiectasia were seen .", "The BRCA1 protein binds RAD51 .",
+             "@GENE$ variants cause @DISEASE$ .", "Tumour cells evade apoptosis and grow . They divide ."]
+    encoder = make_tiny_encoder(out / "encoder", vocab_sentences=words * 20, vocab_size=120, layers=1)
+    return {**paths, "paths.encoder": str(encoder), "training.max_steps": 2, "training.eval_frequency": 1}
+
+
+@pytest.fixture(scope="module")
+def trained(overrides, tmp_path_factory):
+    from spacy.cli.train import train
+
+    out = tmp_path_factory.mktemp("multitask_out")
+    train(CONFIG, out, overrides=overrides)
+    return out / "model-last"
+
+
+def test_spacy_train_trains_one_transformer_that_every_component_listens_to(trained):
+    nlp = spacy.load(trained)
+    assert nlp.pipe_names == load_config(CONFIG, interpolate=False)["nlp"]["pipeline"]
+    assert [name for name, _ in nlp.pipeline if name == "transformer"] == ["transformer"]
+    listeners = nlp.get_pipe("transformer").listener_map
+    assert sorted(listeners) == sorted(LISTENERS)  # no component has a copy of the encoder
+    assert set(nlp.get_pipe("ner").labels) == {"DISEASE", "GENE"}
+
+
+def test_the_multitask_pipeline_round_trips(trained, tmp_path):
+    nlp = spacy.load(trained)
+    text = "The BRCA1 protein binds RAD51 in ataxia telangiectasia . Tumour cells evade apoptosis ."
+    before = nlp(text)
+    nlp.to_disk(tmp_path / "copy")
+    after = spacy.load(tmp_path / "copy")(text)
+    assert [(e.start, e.end, e.label_) for e in after.ents] == [(e.start, e.end, e.label_) for e in before.ents]
+    assert after.cats == pytest.approx(before.cats)
+    assert sorted(after.cats) == sorted(HALLMARKS)
+    key = lambda doc: [(r.key, r.label, round(r.score, 5)) for r in get_relations(doc)]
+    assert key(after) == key(before)
+
+
+def _gradient_norms(nlp, examples) -> tuple:
+    """(losses, sum of |gradient| per component head) after one update that applies nothing."""
+    losses = {}
+    nlp.update(examples, sgd=False, losses=losses)
+    norms = {}
+    for name in LISTENERS:
+        model = nlp.get_pipe(name).model
+        total = 0.0
+        for node in model.walk():
+            if node.name.startswith("transformer-listener"):
+                continue
+            for param in node.param_names:
+                if node.has_grad(param):
+                    total += float(numpy.abs(node.ops.to_numpy(node.get_grad(param))).sum())
+                    node.set_grad(param, node.ops.alloc(node.get_grad(param).shape))  # reset for the next call
+        norms[name] = total
+    return losses, norms
+
+
+@pytest.fixture(scope="module")
+def initialized(overrides):
+    from spacy.training.initialize import init_nlp
+    from spacy.util import registry
+
+    config = load_config(CONFIG, overrides=overrides, interpolate=True)
+    nlp = init_nlp(config)
+    corpora = registry.resolve(config["corpora"])
+    by_task = {}
+    for eg in corpora["train"](nlp):
+        by_task.setdefault(next(name for name, path in overrides.items() if name.endswith("_train") and
+                                eg.reference.text in {d.text for d in DocBin().from_disk(path).get_docs(nlp.vocab)}),
+                           []).append(eg)
+    return nlp, by_task
+
+
+def test_missing_annotations_give_no_loss_and_no_gradient(initialized):
+    nlp, by_task = initialized
+    losses, norms = _gradient_norms(nlp, by_task["paths.hoc_train"])
+    assert losses["ner"] == 0.0 and losses["relation_extractor"] == 0.0 and losses["hallmarks"] > 0.0
+    assert norms["ner"] == 0.0 and norms["relation_extractor"] == 0.0 and norms["hallmarks"] > 0.0
+    losses, norms = _gradient_norms(nlp, by_task["paths.ner_train"])
+    assert losses["ner"] > 0.0 and norms["ner"] > 0.0
+    assert losses["hallmarks"] == 0.0 and norms["hallmarks"] == 0.0 and norms["relation_extractor"] == 0.0
+    losses, norms = _gradient_norms(nlp, by_task["paths.relations_train"])
+    assert losses["relation_extractor"] > 0.0 and norms["relation_extractor"] > 0.0
+    assert losses["ner"] == 0.0 and norms["ner"] == 0.0 and norms["hallmarks"] == 0.0
+
+
+def test_the_same_docs_read_without_the_missing_marks_do_give_loss(initialized, overrides):
+    # The contrast that makes the test above able to fail: HoC abstracts read as a plain spaCy
+    # corpus claim "no entity anywhere", and the ner learns from that.
+    nlp, _ = initialized
+    examples = list(Corpus(overrides["paths.hoc_train"])(nlp))
+    for eg in examples:
+        eg.reference.ents = []
+    losses, norms = _gradient_norms(nlp, examples)
+    assert losses["ner"] > 0.0 and norms["ner"] > 0.0
+
+
+def test_relations_marked_missing_give_no_pairs_even_where_entities_are_predicted(initialized):
+    # With an annotating ner, other tasks' Docs would reach the relation extractor with entities:
+    # marked missing, their pairs are not negatives.
+    from spacy_biolm.doc_data import RELATIONS_USER_DATA_KEY
+
+    nlp, by_task = initialized
+    examples = by_task["paths.hoc_train"]
+    for eg in examples:
+        eg.predicted.ents = [Span(eg.predicted, 0, 1, label="GENE"), Span(eg.predicted, 1, 2, label="DISEASE")]
+    losses, norms = _gradient_norms(nlp, examples)
+    assert losses["relation_extractor"] == 0.0 and norms["relation_extractor"] == 0.0
+    for eg in examples:
+        del eg.reference.user_data[RELATIONS_USER_DATA_KEY]  # annotated, no relation: every pair negative
+    losses, norms = _gradient_norms(nlp, examples)
+    assert losses["relation_extractor"] > 0.0 and norms["relation_extractor"] > 0.0
+
+
+def _scored_example(text, gold, predicted, types=None):
+    from spacy.training import Example
+
+    from spacy_biolm.doc_data import set_annotated_entity_types
+
+    nlp = spacy.blank("en")
+    reference, prediction = nlp.make_doc(text), nlp.make_doc(text)
+    reference.ents = [Span(reference, s, e, label=label) for s, e, label in gold]
+    prediction.ents = [Span(prediction, s, e, label=label) for s, e, label in predicted]
+    if types:
+        set_annotated_entity_types(reference, types)
+    return Example(prediction, reference)
+
+
+def test_entities_are_scored_on_the_types_each_doc_annotates():
+    from spacy_biolm.pipes.entity_scorer import score_annotated_entities
+
+    text = "BRCA1 carriers develop breast cancer ."
+    found_both = [(0, 1, "GENE"), (3, 5, "DISEASE")]
+    disease_only = _scored_example(text, [(3, 5, "DISEASE")], found_both, types=["DISEASE"])
+    scores = score_annotated_entities([disease_only])
+    assert scores["ents_f"] == 1.0 and set(scores["ents_per_type"]) == {"DISEASE"}
+    unrecorded = _scored_example(text, [(3, 5, "DISEASE")], found_both)  # every type annotated: GENE is wrong
+    scores = score_annotated_entities([unrecorded])
+    assert scores["ents_p"] == 0.5 and scores["ents_per_type"]["GENE"]["p"] == 0.0
+    missed = _scored_example(text, [(0, 1, "GENE"), (3, 5, "DISEASE")], [(3, 5, "DISEASE")], types=["DISEASE", "GENE"])
+    assert score_annotated_entities([missed])["ents_r"] == 0.5
+
+
+def test_relation_and_hallmark_scores_skip_docs_not_annotated_for_them():
+    from spacy.training import Example
+
+    from spacy_biolm.doc_data import mark_relations_missing
+    from spacy_biolm.pipes.multilabel_thresholds import score_multilabel
+    from spacy_biolm.pipes.relation_extractor.scorer import score_relations
+
+    nlp = spacy.blank("en")
+    predicted = nlp.make_doc("BRCA1 variants cause breast cancer .")
+    head, tail = Span(predicted, 0, 1, label="GENE"), Span(predicted, 3, 5, label="DISEASE")
+    set_relations(predicted, [Relation(head, tail, "ASSOCIATION", 0.9)])
+    predicted.cats = {label: 0.9 for label in HALLMARKS}
+    reference = nlp.make_doc(predicted.text)
+    assert score_relations([Example(predicted, reference)])["rel_micro_p"] == 0.0  # annotated: a false positive
+    mark_relations_missing(reference)
+    reference.cats = {}
+    other_task = Example(predicted, reference)
+    gold = nlp.make_doc(predicted.text)
+    gold.cats = {HALLMARKS[0]: 1.0, HALLMARKS[1]: 0.0}
+    set_relations(gold, [Relation(Span(gold, 0, 1, "GENE"), Span(gold, 3, 5, "DISEASE"), "ASSOCIATION")])
+    own_task = Example(predicted, gold)
+    assert score_relations([other_task, own_task])["rel_micro_p"] == 1.0
+    assert score_multilabel([other_task, own_task], labels=HALLMARKS)["cats_micro_p"] == 0.5
+
+
+def test_entity_types_scores_the_multitask_ner_on_the_types_a_test_set_annotates(trained, overrides, tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+
+    output = tmp_path / "ner_test.json"
+    result = CliRunner().invoke(app, ["evaluate", "entity-types", str(trained), overrides["paths.ner_dev"],
+                                      "--type", "DISEASE", "--output", str(output)])
+    assert result.exit_code == 0, result.output
+    scores = json.loads(output.read_text())
+    assert scores["types"] == ["DISEASE"] and scores["docs"] == 3 and "run" in scores
+    assert set(scores["ents_per_type"] or {}) <= {"DISEASE"}  # genes it finds there are not counted
+
+
+def test_evaluate_multitask_writes_a_test_score_per_release_row(trained, overrides, tmp_path):
+    import json
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+
+    model = tmp_path / "model"
+    shutil.copytree(trained, model)  # its hallmarks thresholds are tuned in place
+    result = CliRunner().invoke(app, [
+        "evaluate", "multitask", str(model), str(tmp_path / "metrics"),
+        "--entities", f"ner=DISEASE={overrides['paths.ner_dev']}", "--entities", f"ner_gene=GENE={overrides['paths.ner_gene_dev']}",
+        "--relations", overrides["paths.relations_dev"], "--hoc-dev", overrides["paths.hoc_dev"], "--hoc-test", overrides["paths.hoc_dev"]])
+    assert result.exit_code == 0, result.output
+    written = {path.name: json.loads(path.read_text()) for path in (tmp_path / "metrics").glob("*.json")}
+    assert sorted(written) == ["hallmarks_test.json", "ner_gene_test.json", "ner_test.json", "relation_extractor_test.json"]
+    assert written["ner_gene_test.json"]["types"] == ["GENE"]
+    assert {"rel_micro_f", "baselines"} <= set(written["relation_extractor_test.json"])
+    assert {"cats_micro_f", "cats_macro_f"} <= set(written["hallmarks_test.json"])
+    assert "thresholds" in spacy.util.load_config(model / "config.cfg")["components"]["hallmarks"]["scorer"]
+    bad = CliRunner().invoke(app, ["evaluate", "multitask", str(model), str(tmp_path / "m2"), "--entities", "ner=DISEASE",
+                                   "--relations", "x", "--hoc-dev", "x", "--hoc-test", "x"])
+    assert bad.exit_code != 0 and "ROW=TYPE" in bad.output
+
+
+def test_halving_stores_the_encoder_in_float16_and_loads_it_in_float32(trained, tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+
+    result = CliRunner().invoke(app, ["release", "halve", str(trained), str(tmp_path / "half")])
+    assert result.exit_code == 0, result.output
+    before, after = (trained / "transformer" / "model").stat().st_size, (tmp_path / "half" / "transformer" / "model").stat().st_size
+    assert after < 0.75 * before
+    assert (tmp_path / "half" / "ner" / "model").read_bytes() == (trained / "ner" / "model").read_bytes()  # no encoder in it
+    nlp, half = spacy.load(trained), spacy.load(tmp_path / "half")
+    (shim,) = [shim for node in half.get_pipe("transformer").model.walk() for shim in node.shims]
+    assert {str(p.dtype) for p in shim._model.parameters()} == {"torch.float32"}
+    text = "The BRCA1 protein binds RAD51 in ataxia telangiectasia . Tumour cells evade apoptosis ."
+    assert half(text).cats == pytest.approx(nlp(text).cats, abs=1e-2)
+    again = CliRunner().invoke(app, ["release", "halve", str(trained), str(tmp_path / "half")])
+    assert again.exit_code != 0 and "exists" in again.output
