@@ -134,10 +134,10 @@ def fill_entities_cli(
     report = {"input": str(input_path), "output": str(output_path), "docs": len(filled), "own_types": sorted(own_type),
               "teachers": [str(path) for path in teacher], **{key: dict(sorted(c.items())) for key, c in totals.items()}}
     if stats:
-        from ..run_record import stamp_json
+        from ..run_record import write_json
 
         stats.parent.mkdir(parents=True, exist_ok=True)
-        stats.write_text(json.dumps(stamp_json(report), indent=2), encoding="utf8")
+        write_json(stats, report)
     msg.good(f"{input_path} -> {output_path}: {len(filled)} docs, teacher entities added {dict(totals['added'])}, "
              f"skipped over gold or earlier ones {dict(totals['skipped'])}")
 

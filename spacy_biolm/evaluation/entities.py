@@ -7,7 +7,6 @@ type's P/R/F1 in ``spacy evaluate``'s ``ents_per_type``, the number the per-task
 compared by.
 """
 
-import json
 from pathlib import Path
 from typing import Dict, Optional, Sequence
 
@@ -34,9 +33,8 @@ def evaluate_entity_types(model_path: Path, data_path: Path, types: Sequence[str
     scores = score_annotated_entities(Example(doc, eg.reference) for doc, eg in zip(predicted, examples))
     scores.update({"types": sorted(types), "docs": len(examples)})
     if output is not None:
-        from ..run_record import stamp_json
+        from ..run_record import write_json
 
         Path(output).parent.mkdir(parents=True, exist_ok=True)
-        Path(output).write_text(json.dumps(stamp_json(scores, device="gpu" if use_gpu >= 0 else "cpu"), indent=2),
-                                encoding="utf8")
+        write_json(output, scores, device="gpu" if use_gpu >= 0 else "cpu")
     return scores

@@ -7,7 +7,6 @@ DISEASE and ``ner_gene`` for BC2GM's GENE), the relations on gold entities, the 
 per-label thresholds tuned on dev first (stored in the pipeline, as ``train-hoc`` does).
 """
 
-import json
 from pathlib import Path
 from typing import Dict, Sequence, Tuple
 
@@ -28,7 +27,7 @@ def evaluate_multitask(
     DocBin)}``), ``relation_extractor`` (``relations``: a relation test DocBin) and ``hallmarks``
     (thresholds tuned on ``hoc_dev`` by ``objective`` into ``model_dir``, then ``hoc_test``);
     return ``{row: path}``."""
-    from ..run_record import stamp_json
+    from ..run_record import write_json
     from .entities import evaluate_entity_types
     from .hoc import score_pipeline, tune_pipeline_thresholds
     from .relations import evaluate_relations
@@ -43,6 +42,5 @@ def evaluate_multitask(
     tune_pipeline_thresholds(model_dir, hoc_dev, use_gpu=use_gpu, objective=objective)
     written["hallmarks"] = output_dir / "hallmarks_test.json"
     scores = score_pipeline(model_dir, hoc_test, use_gpu=use_gpu)
-    written["hallmarks"].write_text(json.dumps(stamp_json(scores, device="gpu" if use_gpu >= 0 else "cpu"), indent=2),
-                                    encoding="utf8")
+    write_json(written["hallmarks"], scores, device="gpu" if use_gpu >= 0 else "cpu")
     return written
