@@ -31,7 +31,7 @@ from spacy.tokens import Doc, DocBin, Span
 from spacy.training import Example
 from spacy.util import registry
 
-from ..doc_data import mark_relations_missing, set_annotated_entity_types
+from ..doc_data import give_entities, mark_relations_missing, set_annotated_entity_types
 from ..errors import CorpusFormatError
 from .corpus_files import check_limit, existing_corpus_file, first, read_docbin, unannotated_copy
 
@@ -78,12 +78,11 @@ class TaskCorpus:
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
         """Yield one Example per Doc: the predicted Doc has the reference's tokens (and with
-        ``gold_entities`` its entities, every other token outside an entity, for a relation corpus
-        without an upstream ``ner``); the reference is marked missing for what it does not annotate."""
+        ``gold_entities`` its entities, given to it: see :func:`~spacy_biolm.doc_data.give_entities`); the reference is marked missing for what it does not annotate."""
         for index, reference in enumerate(first(read_docbin(self.path, nlp.vocab), self.limit)):
             predicted = unannotated_copy(reference)
             if self.gold_entities:
-                predicted.ents = [Span(predicted, e.start, e.end, label=e.label_) for e in reference.ents]
+                give_entities(predicted, [Span(predicted, e.start, e.end, label=e.label_) for e in reference.ents])
             self.mark_missing(reference, index)
             yield Example(predicted, reference)
 

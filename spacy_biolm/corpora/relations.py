@@ -43,7 +43,7 @@ from spacy.training import Example
 from spacy.util import get_words_and_spaces, registry
 
 from ..errors import CorpusFormatError
-from ..doc_data import Relation, set_relations
+from ..doc_data import Relation, give_entities, set_relations
 from .corpus_files import check_limit, existing_corpus_file, first, read_docbin, unannotated_copy
 
 __all__ = [
@@ -392,8 +392,9 @@ def convert_relations(
 
 class RelationCorpus:
     """Callable corpus over a relation DocBin: yields Examples whose predicted Doc has the
-    reference's tokens and, with ``gold_entities``, its entities (so the relation extractor can
-    be trained and evaluated on gold entities without an upstream ``ner``)."""
+    reference's tokens and, with ``gold_entities``, its entities, given to it (so the relation
+    extractor is trained and evaluated on gold entities, also behind a ``ner``: see
+    :func:`~spacy_biolm.doc_data.give_entities`)."""
 
     def __init__(self, path: PathLike, gold_entities: bool = True, limit: int = 0):
         self.path = existing_corpus_file(path, "RelationCorpus", "relation corpus")
@@ -404,7 +405,7 @@ class RelationCorpus:
         for reference in first(read_docbin(self.path, nlp.vocab), self.limit):
             predicted = unannotated_copy(reference)
             if self.gold_entities:
-                predicted.ents = [Span(predicted, e.start, e.end, label=e.label_) for e in reference.ents]
+                give_entities(predicted, [Span(predicted, e.start, e.end, label=e.label_) for e in reference.ents])
             yield Example(predicted, reference)
 
 

@@ -4,7 +4,8 @@ write and the pipeline components read.
 * Questions (yes/no, answer span, answer reranking): the Doc is the passage, the question rides on
   ``doc._.question``, ``doc._.question_id`` groups the snippets of one question and
   ``doc._.gold_answers`` holds a gold Doc's acceptable answers (:mod:`.questions`).
-* Entities: ``doc.ents``; a gold Doc may record the types it annotates (:mod:`.entities`).
+* Entities: ``doc.ents``; a gold Doc may record the types it annotates, a Doc the entities given
+  to it for relation extraction (:mod:`.entities`).
 * Relations: ``doc._.relations``, a list of :class:`Relation` (:mod:`.relations`).
 * Abbreviations: ``doc._.abbreviations``, filled by the ``biolm_abbreviations`` component.
 
@@ -13,7 +14,14 @@ ground floor of the package: spaCy only, no import from ``corpora`` or ``pipes``
 on every ``spacy.blank``/``spacy.load``.
 """
 
-from .entities import ENTITY_TYPES_USER_DATA_KEY, annotated_entity_types, set_annotated_entity_types
+from .entities import (
+    ENTITY_TYPES_USER_DATA_KEY,
+    GIVEN_ENTITIES_USER_DATA_KEY,
+    annotated_entity_types,
+    give_entities,
+    relation_entities,
+    set_annotated_entity_types,
+)
 from .extensions import ABBREVIATIONS_EXTENSION, EXTENSIONS, register_extensions
 from .questions import (
     QUESTION_EXTENSIONS,
@@ -38,6 +46,7 @@ __all__ = [
     "ABBREVIATIONS_EXTENSION",
     "ENTITY_TYPES_USER_DATA_KEY",
     "EXTENSIONS",
+    "GIVEN_ENTITIES_USER_DATA_KEY",
     "QUESTION_EXTENSIONS",
     "RELATIONS_EXTENSION",
     "RELATIONS_USER_DATA_KEY",
@@ -47,10 +56,12 @@ __all__ = [
     "copy_question",
     "get_question",
     "get_relations",
+    "give_entities",
     "make_question_doc",
     "mark_relations_missing",
     "question_group",
     "register_extensions",
+    "relation_entities",
     "relations_annotated",
     "sentences_doc",
     "set_annotated_entity_types",

@@ -1,4 +1,5 @@
-"""Which entity types a Doc's gold ``doc.ents`` annotate.
+"""Which entity types a Doc's gold ``doc.ents`` annotate, and the entities given to a Doc for
+relation extraction.
 
 One ``ner`` finds every entity type of the release (DISEASE, GENE, ...), but each NER corpus
 annotates only its own: in NCBI-disease a gene is not marked, so it is not a negative of GENE
@@ -6,17 +7,31 @@ either. A reference Doc records the types its ``doc.ents`` are complete for in `
 (it survives ``DocBin(store_user_data=True)``); the NER scorer then counts, in each Doc, only
 entities of those types, predicted or gold. A Doc without the record annotates every type (spaCy's
 convention for ``doc.ents``).
+
+Relation extraction is trained and scored on gold entities (as the papers do). In a pipeline with
+a ``ner`` before the relation extractor, ``ner`` keeps gold entities copied onto ``doc.ents`` but
+adds its own around them, whose pairs the corpus never labelled (GAD and EU-ADR label one pair per
+sentence), so a corpus *gives* its gold entities to the Doc (:func:`give_entities`) and the
+relation extractor pairs those when present (:func:`relation_entities`), ``doc.ents`` otherwise.
 """
 
 from __future__ import annotations
 
-from typing import FrozenSet, Iterable, Optional
+from typing import FrozenSet, Iterable, Optional, Tuple
 
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
-__all__ = ["ENTITY_TYPES_USER_DATA_KEY", "annotated_entity_types", "set_annotated_entity_types"]
+__all__ = [
+    "ENTITY_TYPES_USER_DATA_KEY",
+    "GIVEN_ENTITIES_USER_DATA_KEY",
+    "annotated_entity_types",
+    "give_entities",
+    "relation_entities",
+    "set_annotated_entity_types",
+]
 
 ENTITY_TYPES_USER_DATA_KEY = "spacy_biolm.entity_types"
+GIVEN_ENTITIES_USER_DATA_KEY = "spacy_biolm.given_entities"
 
 
 def set_annotated_entity_types(doc: Doc, types: Iterable[str]) -> None:
@@ -31,3 +46,22 @@ def annotated_entity_types(doc: Doc) -> Optional[FrozenSet[str]]:
     """The entity types ``doc.ents`` annotate, or None when not recorded (then: every type)."""
     types = doc.user_data.get(ENTITY_TYPES_USER_DATA_KEY)
     return None if types is None else frozenset(types)
+
+
+def give_entities(doc: Doc, entities: Iterable[Span]) -> None:
+    """Set ``entities`` (spans of ``doc``, not overlapping) as ``doc.ents`` and record them as the
+    Doc's given entities, which a later ``ner`` cannot change for the relation extractor."""
+    entities = sorted(entities, key=lambda e: e.start)
+    foreign = [e.text for e in entities if e.doc is not doc]
+    if foreign:
+        raise ValueError(f"given entities must be spans of the Doc they are given to, got {foreign}")
+    doc.ents = entities
+    doc.user_data[GIVEN_ENTITIES_USER_DATA_KEY] = [(e.start, e.end, e.label_) for e in entities]
+
+
+def relation_entities(doc: Doc) -> Tuple[Span, ...]:
+    """The entities the relation extractor pairs: the given ones when recorded, else ``doc.ents``."""
+    given = doc.user_data.get(GIVEN_ENTITIES_USER_DATA_KEY)
+    if given is None:
+        return tuple(doc.ents)
+    return tuple(Span(doc, start, end, label=label) for start, end, label in given)

@@ -16,9 +16,11 @@ from spacy_biolm.doc_data import (
     Relation,
     get_question,
     get_relations,
+    give_entities,
     make_question_doc,
     question_group,
     register_extensions,
+    relation_entities,
     set_relations,
 )
 
@@ -112,3 +114,17 @@ def test_relations_round_trip_and_bad_relations_are_refused():
         set_relations(doc, [Relation(disease, Span(doc, 3, 4, label="DISEASE"), "X")])
     with pytest.raises(ValueError, match="non-empty string"):
         set_relations(doc, [Relation(gene, disease, "")])
+
+
+def test_given_entities_are_the_relation_entities_whatever_doc_ents_becomes():
+    doc = Doc(spacy.blank("en").vocab, words=["TP53", "in", "glioma", "and", "cancer"])
+    assert relation_entities(doc) == ()
+    doc.ents = [Span(doc, 4, 5, label="DISEASE")]
+    assert [e.text for e in relation_entities(doc)] == ["cancer"]  # nothing given: doc.ents
+    give_entities(doc, [Span(doc, 2, 3, label="DISEASE"), Span(doc, 0, 1, label="GENE")])
+    assert [(e.text, e.label_) for e in doc.ents] == [("TP53", "GENE"), ("glioma", "DISEASE")]
+    doc.ents = [Span(doc, 0, 1, label="GENE"), Span(doc, 2, 3, label="DISEASE"), Span(doc, 4, 5, label="DISEASE")]
+    assert [(e.text, e.label_, e.start) for e in relation_entities(doc)] == [("TP53", "GENE", 0), ("glioma", "DISEASE", 2)]
+    other = Doc(doc.vocab, words=["TP53"])
+    with pytest.raises(ValueError, match="spans of the Doc"):
+        give_entities(doc, [Span(other, 0, 1, label="GENE")])

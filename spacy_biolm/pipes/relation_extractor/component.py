@@ -1,6 +1,7 @@
 """The ``relation_extractor`` pipeline component (factory + a ``ClassifierPipe``).
 
-Candidate pairs come from ``doc.ents`` (an upstream ``ner`` or gold entities) inside a
+Candidate pairs come from ``doc.ents`` (an upstream ``ner``), or the entities a corpus gave the
+Doc (gold entities in training and evaluation: :func:`~spacy_biolm.doc_data.give_entities`), inside a
 ``candidate_window`` (the same sentence, or at most N tokens apart), filtered by ``pair_types``; each pair is classified into one of ``labels`` or "no relation" (softmax, trained
 with optionally class-weighted cross-entropy). The input mode is the model's architecture
 (``spacy-biolm.RelationFast.v1`` or ``spacy-biolm.RelationAnonymised.v1``); the component does not
@@ -24,7 +25,7 @@ from thinc.api import Config, Model
 
 from ..base import ClassifierPipe
 from . import scorer as _scorer_module  # noqa: F401  (registers the scorer with the factory)
-from ...doc_data import Relation, get_relations, relations_annotated, set_relations
+from ...doc_data import Relation, get_relations, relation_entities, relations_annotated, set_relations
 from .data import SENTENCE_WINDOW, PairLimitExceeded, candidate_pairs, check_candidate_window
 from ...versions import check_built_version
 
@@ -187,7 +188,7 @@ class RelationExtractor(ClassifierPipe):
         """The (head, tail) pairs of ``doc`` the component classifies, in document order: those
         inside ``candidate_window``, at most ``max_pairs_per_doc`` of them."""
         window = self.cfg["candidate_window"]
-        entities = doc.ents
+        entities = relation_entities(doc)
         pairs, skipped = candidate_pairs(entities, self.cfg["pair_types"], self.cfg["max_pairs_per_doc"], window)
         if skipped:
             self.skipped_pairs += skipped

@@ -24,6 +24,7 @@ from spacy.util import registry
 from thinc.api import Dropout, Linear, Model, Relu, chain
 from thinc.types import Floats2d, Ints2d
 
+from ...doc_data import relation_entities
 from .data import anonymise
 
 __all__ = ["create_relation_fast", "create_relation_anonymised", "pair_texts", "RelationInput"]
@@ -240,7 +241,7 @@ def pair_texts(model: Model, docs: Sequence[Doc], pairs: Sequence[Ints2d]) -> Li
     spans = []
     for doc, offsets in zip(docs, pairs):
         # The entity spans themselves (with their labels, which choose the placeholders).
-        doc_ents = doc.ents
+        doc_ents = relation_entities(doc)
         ents = {(ent.start, ent.end): ent for ent in doc_ents}
         for hs, he, ts, te in offsets:
             head = ents.get((int(hs), int(he))) or doc[int(hs):int(he)]

@@ -10,7 +10,7 @@ import spacy
 from spacy.tokens import Doc, DocBin, Span
 from spacy.training import Example
 
-from spacy_biolm.doc_data import Relation, get_relations, set_relations
+from spacy_biolm.doc_data import Relation, get_relations, give_entities, set_relations
 from spacy_biolm.pipes.relation_extractor.data import (
     PairLimitExceeded,
     anonymise,
@@ -275,6 +275,23 @@ def test_scorer_micro_prf_over_positive_labels_on_hand_computed_case():
     binary = score_relations([Example(p1, g1), Example(p2, g2), Example(g3.copy(), g3)])
     assert (binary["rel_micro_p"], binary["rel_micro_r"]) == (0.5, 1.0)
     assert binary["rel_micro_f"] == pytest.approx(2 / 3)
+
+
+def test_pairs_come_from_the_given_entities_not_those_a_ner_adds_around_them():
+    # GAD labels one pair per sentence: a ner before the extractor (the multi-task release) keeps
+    # the gold entities but adds others, whose pairs nobody labelled.
+    nlp = spacy.blank("en")
+    ruler = nlp.add_pipe("entity_ruler", config={"overwrite_ents": True})
+    ruler.add_patterns([{"label": "GENE", "pattern": "TP53"}, {"label": "DISEASE", "pattern": "glioma"}])
+    extractor = nlp.add_pipe("relation_extractor", config={"pair_types": [["GENE", "DISEASE"]]})
+    doc = nlp.make_doc("TP53 and BRCA1 variants in breast cancer and glioma")
+    give_entities(doc, [Span(doc, 2, 3, label="GENE"), Span(doc, 5, 7, label="DISEASE")])
+    doc = ruler(doc)
+    assert len(doc.ents) == 4
+    assert [(h.text, t.text) for h, t in extractor.candidate_pairs(doc)] == [("BRCA1", "breast cancer")]
+    # Without given entities the extractor pairs doc.ents, the ner's (end-to-end use).
+    plain = ruler(nlp.make_doc(doc.text))
+    assert [(h.text, t.text) for h, t in extractor.candidate_pairs(plain)] == [("TP53", "glioma")]
 
 
 # -- the component ---------------------------------------------------------------------------------
