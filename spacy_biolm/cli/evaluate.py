@@ -256,6 +256,33 @@ def multitask_cli(
         msg.good(f"{row}: {path}")
 
 
+@app.command("listener-gradients", context_settings=PASS_OVERRIDES)
+def listener_gradients_cli(
+    ctx: typer.Context,
+    config_path: Path = typer.Argument(..., exists=True, dir_okay=False, help="A training config whose components listen to one transformer"),
+    output: Path = typer.Argument(..., help="JSON: each head's gradient norm into the transformer, per batch and on average"),
+    batches: int = typer.Option(6, "--batches", help="Training batches measured"),
+    gpu_id: int = gpu_option(),
+):
+    """How hard each head pulls on the shared transformer: the norm of the gradient every listening
+    component sends it, one head at a time, on the config's first training batches (weights
+    unchanged). Balance the heads with their listeners' grad_factor; ``--section.key value``
+    overrides the config, as in `spacy train`."""
+    from ..run_record import write_json
+    from ..training.listener_gradients import listener_gradients
+
+    overrides = config_overrides(ctx)
+    with user_errors(ValueError, OSError):
+        result = listener_gradients(config_path, batches, overrides, use_gpu=gpu_id)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    write_json(output, {"config": str(config_path), "overrides": overrides, **result},
+               device="gpu" if gpu_id >= 0 else "cpu")
+    for head, row in result["heads"].items():
+        msg.info(f"{head}: grad_factor {row['grad_factor']}, mean norm {row['mean_norm']:.4g} "
+                 f"({result['ratio_to_largest'][head]:.3g} of the largest)")
+    msg.good(f"Wrote {output}")
+
+
 @app.command("hoc-thresholds")
 def hoc_thresholds_cli(
     model_dir: Path = typer.Argument(..., help="Trained pipeline with a textcat_multilabel (e.g. training/hoc/model-best); updated in place"),

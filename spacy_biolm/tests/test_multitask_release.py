@@ -2,6 +2,7 @@
 plain `spacy train` from corpora that each annotate one task; a Doc gives no loss to the tasks its
 corpus does not annotate."""
 
+import json
 from pathlib import Path
 
 import numpy
@@ -280,3 +281,34 @@ def test_halving_stores_the_encoder_in_float16_and_loads_it_in_float32(trained, 
     assert half(text).cats == pytest.approx(nlp(text).cats, abs=1e-2)
     again = CliRunner().invoke(app, ["release", "halve", str(trained), str(tmp_path / "half")])
     assert again.exit_code != 0 and "exists" in again.output
+
+
+def test_listener_gradients_measure_each_heads_pull_on_the_transformer(overrides, tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+    from spacy_biolm.training.listener_gradients import listener_gradients
+
+    first = listener_gradients(CONFIG, 2, {**overrides, "components.ner.model.tok2vec.grad_factor": 1.0})
+    assert first["upstream"] == "transformer" and sorted(first["heads"]) == sorted(LISTENERS)
+    assert len(first["batches"]) == 2 and all(b["examples"] > 0 for b in first["batches"])
+    assert all(row["mean_norm"] > 0 for row in first["heads"].values())
+    assert max(first["ratio_to_largest"].values()) == 1.0
+    # The weights stay as initialised, so a head's gradient scales exactly with its grad_factor.
+    halved = listener_gradients(CONFIG, 2, {**overrides, "components.ner.model.tok2vec.grad_factor": 0.5})
+    assert halved["heads"]["ner"]["grad_factor"] == 0.5
+    assert halved["heads"]["ner"]["mean_norm"] == pytest.approx(first["heads"]["ner"]["mean_norm"] / 2, rel=1e-4)
+    assert halved["heads"]["hallmarks"]["mean_norm"] == pytest.approx(first["heads"]["hallmarks"]["mean_norm"], rel=1e-4)
+    with pytest.raises(ValueError, match="at least 1"):
+        listener_gradients(CONFIG, 0, overrides)
+    # The command line writes the measurement with its run record; a config without listeners is an error.
+    args = [f"--{key}={value}" for key, value in overrides.items()]
+    result = CliRunner().invoke(app, ["evaluate", "listener-gradients", str(CONFIG), str(tmp_path / "g.json"),
+                                      "--batches", "1", *args])
+    assert result.exit_code == 0, result.output
+    written = json.loads((tmp_path / "g.json").read_text())
+    assert written["run"]["commit"] and len(written["batches"]) == 1
+    result = CliRunner().invoke(app, ["evaluate", "listener-gradients", str(CONFIG), str(tmp_path / "none.json"),
+                                      *args, "--nlp.pipeline", '["sentencizer"]'])
+    assert result.exit_code != 0 and not (tmp_path / "none.json").exists()
+    assert "with listeners, found none" in result.output
