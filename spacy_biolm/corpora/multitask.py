@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Sequence
 
 from spacy.language import Language
-from spacy.tokens import Doc, DocBin, Span
+from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from spacy.util import registry
 
@@ -82,7 +82,7 @@ class TaskCorpus:
         for index, reference in enumerate(first(read_docbin(self.path, nlp.vocab), self.limit)):
             predicted = unannotated_copy(reference)
             if self.gold_entities:
-                give_entities(predicted, [Span(predicted, e.start, e.end, label=e.label_) for e in reference.ents])
+                give_entities(predicted, reference.ents)
             self.mark_missing(reference, index)
             yield Example(predicted, reference)
 

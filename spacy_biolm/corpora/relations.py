@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from spacy.language import Language
-from spacy.tokens import Doc, DocBin, Span
+from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from spacy.util import get_words_and_spaces, registry
 
@@ -405,7 +405,7 @@ class RelationCorpus:
         for reference in first(read_docbin(self.path, nlp.vocab), self.limit):
             predicted = unannotated_copy(reference)
             if self.gold_entities:
-                give_entities(predicted, [Span(predicted, e.start, e.end, label=e.label_) for e in reference.ents])
+                give_entities(predicted, reference.ents)
             yield Example(predicted, reference)
 
 

@@ -49,14 +49,16 @@ def annotated_entity_types(doc: Doc) -> Optional[FrozenSet[str]]:
 
 
 def give_entities(doc: Doc, entities: Iterable[Span]) -> None:
-    """Set ``entities`` (spans of ``doc``, not overlapping) as ``doc.ents`` and record them as the
-    Doc's given entities, which a later ``ner`` cannot change for the relation extractor."""
-    entities = sorted(entities, key=lambda e: e.start)
-    foreign = [e.text for e in entities if e.doc is not doc]
-    if foreign:
-        raise ValueError(f"given entities must be spans of the Doc they are given to, got {foreign}")
-    doc.ents = entities
-    doc.user_data[GIVEN_ENTITIES_USER_DATA_KEY] = [(e.start, e.end, e.label_) for e in entities]
+    """Set ``entities`` (not overlapping; spans of ``doc`` or of a Doc with its tokens, such as the
+    gold Doc it was copied from) as ``doc.ents`` and record them as the Doc's given entities,
+    which a later ``ner`` cannot change for the relation extractor."""
+    given = sorted(((e.start, e.end, e.label_) for e in entities), key=lambda e: e[0])
+    misplaced = [doc[start:end].text for start, end, _ in given if end > len(doc)]
+    misplaced += [e.text for e in entities if e.end <= len(doc) and doc[e.start:e.end].text != e.text]
+    if misplaced:
+        raise ValueError(f"given entities must be spans of the Doc's tokens, got {misplaced}")
+    doc.ents = [Span(doc, start, end, label=label) for start, end, label in given]
+    doc.user_data[GIVEN_ENTITIES_USER_DATA_KEY] = given
 
 
 def relation_entities(doc: Doc) -> Tuple[Span, ...]:

@@ -125,6 +125,9 @@ def test_given_entities_are_the_relation_entities_whatever_doc_ents_becomes():
     assert [(e.text, e.label_) for e in doc.ents] == [("TP53", "GENE"), ("glioma", "DISEASE")]
     doc.ents = [Span(doc, 0, 1, label="GENE"), Span(doc, 2, 3, label="DISEASE"), Span(doc, 4, 5, label="DISEASE")]
     assert [(e.text, e.label_, e.start) for e in relation_entities(doc)] == [("TP53", "GENE", 0), ("glioma", "DISEASE", 2)]
-    other = Doc(doc.vocab, words=["TP53"])
-    with pytest.raises(ValueError, match="spans of the Doc"):
-        give_entities(doc, [Span(other, 0, 1, label="GENE")])
+    copy = Doc(doc.vocab, words=[t.text for t in doc])  # a Doc with the same tokens: spans copied by offset
+    give_entities(copy, doc.ents)
+    assert [(e.text, e.label_) for e in relation_entities(copy)] == [(e.text, e.label_) for e in doc.ents]
+    other = Doc(doc.vocab, words=["BRCA1", "in", "glioma"])
+    with pytest.raises(ValueError, match="spans of the Doc's tokens"):
+        give_entities(other, [Span(doc, 0, 1, label="GENE")])
