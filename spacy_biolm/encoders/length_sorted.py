@@ -1,17 +1,17 @@
-"""A spacy-transformers TransformerModel whose prediction pass wastes no time on padding.
+"""A spacy-transformers TransformerModel whose encoder passes waste no time on padding.
 
 spacy-transformers pads every window of a sub-batch to the longest one. On sentence-level
 biomedical corpora (NCBI-disease test: 3 to 106 tokens a sentence) half of the padded
 wordpieces of a batch of 64 sentences are padding, and a tiny encoder's forward pass is the
 bulk of the pipeline's time, so the pipeline runs at about half the speed the encoder allows.
-Here, when predicting, the windows are tokenised as before, then sorted by wordpiece length and
+Here the windows are tokenised as before, then sorted by wordpiece length and
 run through the encoder in chunks of at most ``max_batch_tokens`` padded wordpieces; the outputs
 are put back in the original order, padded as spacy-transformers pads them, so everything
 downstream (alignment, ``doc._.trf_data``, listeners, serialisation) is unchanged.
 
 How it plugs in: nothing is patched, at import or later. The registered architecture
 ``spacy-biolm.LengthSortedTransformerModel.v1`` builds spacy-transformers' own TransformerModel and
-hands it to :func:`with_length_sorted_prediction`, which gives that one model object another
+hands it to :func:`with_length_sorted_passes`, which gives that one model object another
 forward callback through thinc's public ``Model.replace_callbacks`` (as thinc's own ``with_debug``
 wraps a layer). spacy-transformers 1.4's TransformerModel fixes its forward in its constructor
 and takes none as an argument, and the Transformer pipe relies on that class and its layout (its
@@ -21,8 +21,13 @@ pipelines save and load as before. Its ``replace_listener`` hook re-applies the 
 to the copy that ``nlp.replace_listeners`` makes, and its ``replace_listener_cfg`` hook writes
 ``spacy-biolm.LengthSortedTok2VecTransformer.v1`` into the config, so a sourced listener keeps it.
 
-Training (``is_train=True``) takes spacy-transformers' own forward pass untouched, so gradients and
-learning are exactly those of ``spacy-transformers.TransformerModel.v3``.
+Training (``is_train=True``) runs the same length-sorted chunks through spacy-transformers' own HF
+wrapper, each with its backward pass: the outputs and gradients of the real wordpieces are
+TransformerModel.v3's (padding is masked out of attention), only less padding is computed. It
+matters most where a batch mixes lengths: a multi-task batch of ~30 sentences and 2 abstracts
+padded every sentence to an abstract's window, and the encoder's forward and backward were 96% of
+a training step (configs/release_multitask.cfg, py-spy). With mixed precision, training takes
+the stock pass (the shim's gradient scaler expects one backward per update).
 
 Building the model also makes forked workers (``nlp.pipe(n_process=...)``) single-threaded in torch:
 see ``forking.py``.
@@ -43,7 +48,7 @@ CALL_COST_WORDPIECES = 64
 __all__ = [
     "create_length_sorted_transformer_model",
     "create_length_sorted_tok2vec_transformer",
-    "with_length_sorted_prediction",
+    "with_length_sorted_passes",
     "length_sorted_chunks",
     "length_sorted_forward",
     "split_by_doc",
@@ -60,12 +65,12 @@ def create_length_sorted_transformer_model(
     grad_scaler_config: dict = {},
     max_batch_tokens: int = 2048,
 ):
-    """``spacy-transformers.TransformerModel.v3`` with length-sorted prediction batches.
+    """``spacy-transformers.TransformerModel.v3`` with length-sorted encoder batches.
 
     Registered as ``spacy-biolm.LengthSortedTransformerModel.v1``. The arguments are those of
     TransformerModel.v3, plus:
 
-    max_batch_tokens (int): at prediction time, the windows of a batch run through the encoder
+    max_batch_tokens (int): the windows of a batch run through the encoder
         sorted by wordpiece length, in chunks of at most this many wordpieces *including padding*
         (a window longer than that runs alone). 0 turns sorting off (TransformerModel.v3's pass).
     """
@@ -78,11 +83,11 @@ def create_length_sorted_transformer_model(
     _check_budget(max_batch_tokens)
     model = create_TransformerModel_v3(name, get_spans, tokenizer_config, transformer_config,
                                        mixed_precision, grad_scaler_config)
-    return with_length_sorted_prediction(model, max_batch_tokens, mixed_precision)
+    return with_length_sorted_passes(model, max_batch_tokens, mixed_precision)
 
 
-def with_length_sorted_prediction(model, max_batch_tokens: int, mixed_precision: bool = False):
-    """Give a spacy-transformers ``TransformerModel`` the length-sorted prediction pass; returns
+def with_length_sorted_passes(model, max_batch_tokens: int, mixed_precision: bool = False):
+    """Give a spacy-transformers ``TransformerModel`` the length-sorted passes; returns
     the same model object.
 
     The model's forward becomes :func:`length_sorted_forward` (through thinc's
@@ -105,7 +110,7 @@ def with_length_sorted_prediction(model, max_batch_tokens: int, mixed_precision:
     def replace_listener(copied_model):
         # ``nlp.replace_listeners`` copies the model (TransformerModel.copy() builds a plain one)
         # and calls this hook on the copy: the copy predicts length-sorted too.
-        return stock_replace_listener(with_length_sorted_prediction(copied_model, max_batch_tokens, mixed_precision))
+        return stock_replace_listener(with_length_sorted_passes(copied_model, max_batch_tokens, mixed_precision))
 
     def replace_listener_cfg(tok2vec_model_cfg: dict, listener_model_cfg: dict) -> dict:
         # The stock hook turns a TransformerModel config into a Tok2VecTransformer one (our
@@ -180,11 +185,11 @@ def length_sorted_chunks(lengths: Sequence[int], max_batch_tokens: int,
 
 
 def length_sorted_forward(model, docs, is_train: bool):
-    """TransformerModel's forward; when predicting, the encoder sees length-sorted chunks."""
+    """TransformerModel's forward, the encoder run on length-sorted chunks of the batch's windows."""
     from spacy_transformers.layers.transformer_model import forward
 
     budget = model.attrs.get("max_batch_tokens", 0)
-    if is_train or budget <= 0:
+    if budget <= 0 or (is_train and model.attrs.get("mixed_precision")):
         return forward(model, docs, is_train)
     from spacy_transformers.align import get_alignment
     from spacy_transformers.data_classes import FullTransformerBatch
@@ -205,14 +210,20 @@ def length_sorted_forward(model, docs, is_train: bool):
     else:
         align = get_alignment(flat_spans, wordpieces.strings, tokenizer.all_special_tokens)
     wordpieces, align = truncate_oversize_splits(wordpieces, align, tokenizer.model_max_length)
-    model_output = _predict_sorted(model, wordpieces, budget)
+    if is_train:
+        model_output, backprop_chunks = _train_sorted(model, wordpieces, budget)
+    else:
+        model_output, backprop_chunks = _predict_sorted(model, wordpieces, budget), None
     output = FullTransformerBatch(spans=nested_spans, wordpieces=wordpieces, model_output=model_output, align=align)
     # Split per Doc now, by arithmetic: the stock split (on first use of ``doc_data``) builds a
     # Token -> position dict over every token of the batch, ~10% of a tiny pipeline's time.
     output.cached_doc_data = split_by_doc(output)
 
     def backprop(d_output):
-        raise ValueError("length-sorted prediction has no backward pass (it runs with is_train=False only)")
+        if backprop_chunks is None:
+            raise ValueError("a prediction pass (is_train=False) has no backward pass")
+        backprop_chunks(d_output.model_output)
+        return docs
 
     return output, backprop
 
@@ -270,17 +281,50 @@ def _predict_sorted(model, wordpieces, budget: int):
     return output_type(**fields)
 
 
-def _run_chunk(model, wordpieces, rows, length: int):
-    from spacy_transformers.data_classes import WordpieceBatch
-    from thinc.api import xp2torch
+def _train_sorted(model, wordpieces, budget: int):
+    """The encoder's training pass on length-sorted row chunks, each through spacy-transformers' HF
+    wrapper (so each keeps the stock backward); returns the outputs in the original row order and
+    padding, and the backward pass, which hands each chunk its rows of the gradient."""
+    import torch
+    from transformers.file_utils import ModelOutput
 
-    chunk = WordpieceBatch(
+    n_rows, width = wordpieces.input_ids.shape
+    lengths = numpy.asarray(wordpieces.attention_mask).sum(axis=1).astype(numpy.int64)
+    assembled, output_type, chunks = {}, None, []
+    for rows in length_sorted_chunks(lengths, budget):
+        length = max(int(lengths[rows].max()), 1)
+        out, backprop_chunk = model.layers[0](_chunk(wordpieces, rows, length), is_train=True)
+        output_type = type(out)
+        index = torch.as_tensor(rows, dtype=torch.long)
+        with torch.no_grad():  # the copy only carries values forward: each chunk backpropagates on its own
+            _scatter(assembled, out, index, length, n_rows, width)
+        chunks.append((index, length, backprop_chunk))
+    fields = {key: tuple(parts) if key == "hidden_states" else parts[0] for key, parts in assembled.items()}
+
+    def backprop(d_model_output) -> None:
+        for index, length, backprop_chunk in chunks:
+            backprop_chunk(ModelOutput({key: d[index.to(d.device), :length] for key, d in d_model_output.items()}))
+
+    return output_type(**fields), backprop
+
+
+def _chunk(wordpieces, rows, length: int):
+    """Rows ``rows`` of a WordpieceBatch, cut to ``length`` positions."""
+    from spacy_transformers.data_classes import WordpieceBatch
+
+    return WordpieceBatch(
         strings=[wordpieces.strings[i] for i in rows],
         input_ids=wordpieces.input_ids[rows, :length],
         attention_mask=wordpieces.attention_mask[rows, :length],
         lengths=[wordpieces.lengths[i] for i in rows],
         token_type_ids=None if wordpieces.token_type_ids is None else wordpieces.token_type_ids[rows, :length],
     )
+
+
+def _run_chunk(model, wordpieces, rows, length: int):
+    from thinc.api import xp2torch
+
+    chunk = _chunk(wordpieces, rows, length)
     if model.attrs.get("mixed_precision"):
         return model.layers[0].predict(chunk)  # the HF wrapper, with its autocast
     hf_model = model.transformer

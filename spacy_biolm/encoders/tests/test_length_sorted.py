@@ -1,5 +1,5 @@
-"""spacy-biolm.LengthSortedTransformerModel.v1: the same outputs as TransformerModel.v3 with less
-padding, training untouched, and pipelines that save and load with the setting."""
+"""spacy-biolm.LengthSortedTransformerModel.v1: the same outputs and gradients as TransformerModel.v3
+with less padding, and pipelines that save and load with the setting."""
 
 import numpy
 import pytest
@@ -86,6 +86,46 @@ def test_sorted_prediction_equals_the_stock_forward(nlp):
         assert [(e.start, e.end, e.label_) for e in s.ents] == [(e.start, e.end, e.label_) for e in t.ents]
     long_doc = sorted_docs[4]
     assert len(long_doc._.trf_data.wordpieces) > 2  # several windows, each one a row
+
+
+def _training_pass(model, docs, d_seed: int):
+    """The encoder's outputs on real wordpieces and every weight's gradient after backpropagating a
+    fixed random gradient (zero at padding, as listeners send it) through one training pass."""
+    import torch
+    from spacy_transformers.data_classes import FullTransformerBatch
+    from transformers.file_utils import ModelOutput
+
+    hf_model = model.transformer
+    hf_model.zero_grad()
+    output, backprop = model.begin_update(docs)
+    hidden = output.model_output.last_hidden_state
+    mask = torch.as_tensor(numpy.asarray(output.wordpieces.attention_mask), dtype=hidden.dtype).unsqueeze(-1)
+    d_hidden = torch.randn(hidden.shape, generator=torch.Generator().manual_seed(d_seed)) * mask
+    backprop(FullTransformerBatch(spans=output.spans, wordpieces=output.wordpieces,
+                                  model_output=ModelOutput(output_0=d_hidden), align=output.align))
+    real = [hidden[row, :length].detach().clone() for row, length in enumerate(output.wordpieces.lengths)]
+    return real, {name: p.grad.detach().clone() for name, p in hf_model.named_parameters() if p.grad is not None}
+
+
+def test_training_on_sorted_chunks_gives_the_stock_outputs_and_gradients(tiny_qa_encoder):
+    import torch
+
+    nlp = _pipeline(tiny_qa_encoder)
+    model = nlp.get_pipe("transformer").model
+    for module in model.transformer.modules():  # dropout off: both passes must be deterministic
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+    docs = [nlp.make_doc(t) for t in TEXTS]
+    model.attrs["max_batch_tokens"] = 40  # several chunks, one window over the budget
+    sorted_hidden, sorted_grads = _training_pass(model, docs, d_seed=0)
+    model.attrs["max_batch_tokens"] = 0  # TransformerModel.v3's own pass
+    stock_hidden, stock_grads = _training_pass(model, docs, d_seed=0)
+    model.attrs["max_batch_tokens"] = 2048
+    assert len(sorted_hidden) == len(stock_hidden) > 5
+    assert all(torch.allclose(a, b, atol=1e-5) for a, b in zip(sorted_hidden, stock_hidden))
+    assert sorted(sorted_grads) == sorted(stock_grads) and len(stock_grads) > 10
+    for name, grad in stock_grads.items():
+        assert torch.allclose(sorted_grads[name], grad, atol=1e-5, rtol=1e-4), name
 
 
 def test_training_updates_and_the_setting_survives_save_and_load(nlp, tmp_path):
