@@ -149,14 +149,52 @@ def convert_splits_cli(
     scheme: str = typer.Option("auto", "--scheme", help=SCHEME_HELP),
     label: str = typer.Option("ENTITY", "--label", help=LABEL_HELP),
     relabel: List[str] = typer.Option([], "--relabel", help=RELABEL_HELP),
+    corpus: Optional[str] = typer.Option(None, "--corpus", help="The corpus's entity-type table (spacy_biolm.corpora.entity_types, e.g. BioNLP13CG): labels become the release's types, missing or outside; a label not in it is an error; each Doc records the types the corpus annotates completely"),
+    exclude_test: List[Path] = typer.Option([], "--exclude-test", help="A CoNLL test file (repeatable): train and devel sentences sharing 13 words with one of its sentences are dropped (test never is)"),
+    split: List[str] = typer.Option([], "--split", help="A split to convert (repeatable; default: train, devel and test), for a corpus that ships fewer"),
+    stats_path: Optional[Path] = typer.Option(None, "--stats", help="Write the per-split statistics as JSON (with the run's commit and date)"),
 ):
-    """Convert the train/devel/test splits of one NER corpus to DocBins."""
-    from ..corpora.splits import convert_ner_splits, parse_label_map
+    """Convert the train/devel/test splits of one NER corpus to DocBins, its labels renamed or mapped
+    to the release's entity types, without the sentences that share 13 words with a test set."""
+    from ..corpora.splits import NER_SPLITS, convert_ner_splits, parse_label_map
 
     with user_errors():
-        report = convert_ner_splits(input_dir, output_dir, scheme=scheme, label=label, relabel=parse_label_map(relabel))
-    for split, stats in report.items():
+        report = convert_ner_splits(input_dir, output_dir, scheme=scheme, label=label, relabel=parse_label_map(relabel),
+                                    corpus=corpus, exclude_test=exclude_test, splits=split or NER_SPLITS)
+    for stats in report.values():
         msg.good(f"{stats['input']} -> {stats['output']}: {json.dumps(stats)}")
+    if stats_path:
+        from ..run_record import write_json
+
+        stats_path.parent.mkdir(parents=True, exist_ok=True)
+        write_json(stats_path, {"corpus": corpus, "exclude_test": [str(path) for path in exclude_test], "splits": report})
+
+
+@app.command("entity-types-report")
+def entity_types_report_cli(
+    stats: List[Path] = typer.Argument(..., help="Statistics of `convert-splits --corpus NAME --stats`, one file per corpus"),
+    output: Path = typer.Option(..., "--output", help="The report to write (JSON, with the run's commit and date)"),
+    table: Optional[Path] = typer.Option(None, "--table", help="Also write its Markdown tables here"),
+):
+    """What the entity-type table did to the converted corpora: per corpus the types it annotates
+    completely, each label's fate and mentions, sentences kept and dropped for sharing 13 words
+    with a test set."""
+    from ..corpora.entity_types import conversion_report, report_markdown
+    from ..run_record import with_run_comment, write_json
+
+    with user_errors():
+        records = [json.loads(path.read_text(encoding="utf8")) for path in stats]
+        untyped = [str(path) for path, record in zip(stats, records) if not record.get("corpus")]
+        if untyped:
+            raise ValueError(f"{', '.join(untyped)}: not converted with --corpus")
+        tests = sorted({test for record in records for test in record["exclude_test"]})
+        report = conversion_report({record["corpus"]: record["splits"] for record in records}, exclude_test=tests)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    written = write_json(output, report)
+    if table:
+        table.parent.mkdir(parents=True, exist_ok=True)
+        table.write_text(with_run_comment(report_markdown(report), written["run"]), encoding="utf8")
+    msg.good(f"{output}: {len(report['corpora'])} corpora" + (f", tables in {table}" if table else ""))
 
 
 HOC_SPLIT_HELP = "PMID split file (JSON: train, dev, test lists)"

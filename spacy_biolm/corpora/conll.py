@@ -11,18 +11,27 @@ Two layouts of the same one-token-per-line format are supported (both are mirror
 Sentences are separated by blank lines. Every malformed line raises
 :class:`spacy_biolm.errors.CorpusFormatError` naming the file and the 1-based line number.
 
+:func:`convert_ner` writes a file's Docs as a DocBin, with its labels renamed (``relabel``) or
+mapped to the release's entity types by the corpus's table (``corpus``: :mod:`.entity_types`;
+a label the table lacks is an error naming its line), and without the sentences that share a
+13-word span with a test set (``exclude``: :func:`conll_ngram_index`).
+
 Only spaCy is imported here: this module is loaded through the ``spacy_readers`` entry point,
 so it must stay cheap to import (no torch, no transformers).
 """
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
-from spacy.tokens import Doc, DocBin, Span
+from spacy.tokens import Doc, DocBin
 from spacy.vocab import Vocab
 
+from ..doc_data import set_annotated_entity_types
 from ..errors import CorpusFormatError
+from .decontamination import DEFAULT_NGRAM, NamedNgramIndex
+from .entity_types import MISSING, OUTSIDE, annotated_types, label_fates
 
 __all__ = [
     "SCHEMES",
@@ -32,6 +41,7 @@ __all__ = [
     "group_sentences",
     "sentences_to_doc",
     "conll_to_docs",
+    "conll_ngram_index",
     "convert_ner",
 ]
 
@@ -46,6 +56,10 @@ SCHEMES: Dict[str, str] = {
 
 #: Token of a document-boundary line (CoNLL convention); such lines are not tokens.
 DOCSTART = "-DOCSTART-"
+#: How many dropped sentences' first lines the conversion statistics list.
+DROPPED_LINES_SHOWN = 10
+# The tag a token of a label gets when the label's fate is not an entity type.
+_FATE_TAGS = {OUTSIDE: OUTSIDE, MISSING: ""}
 
 PathLike = Union[str, Path]
 
@@ -248,7 +262,7 @@ def sentences_to_doc(
         vocab,
         words=words,
         spaces=spaces,
-        ents=tags,  # "O" marks tokens as known non-entities, i.e. complete gold annotation
+        ents=tags,  # "O" marks tokens as known non-entities (complete gold annotation), "" as missing
         sent_starts=sent_starts if set_sent_starts else None,
     )
 
@@ -268,19 +282,54 @@ def conll_to_docs(path: PathLike, vocab: Vocab, scheme: str = "auto", label: str
         Docs whose words are the file's tokens separated by single spaces and whose ``doc.ents``
         come from the BIO tags.
     """
-    for _, doc in _docs_with_sentences(path, vocab, scheme, label, n_sents):
-        yield doc
+    for group in group_sentences(read_conll_ner(path, scheme=scheme, label=label), n_sents):
+        yield sentences_to_doc(vocab, group, set_sent_starts=n_sents > 1)
 
 
-def _docs_with_sentences(path: PathLike, vocab: Vocab, scheme: str, label: str, n_sents: int):
-    """(sentences, Doc) for each Doc of :func:`conll_to_docs`: the converter counts the sentences."""
-    sentences = read_conll_ner(path, scheme=scheme, label=label)
-    for group in group_sentences(sentences, n_sents):
-        yield group, sentences_to_doc(vocab, group, set_sent_starts=n_sents > 1)
+def conll_ngram_index(paths: Sequence[PathLike], n: int = DEFAULT_NGRAM) -> NamedNgramIndex:
+    """The ``n``-word spans of CoNLL NER test files, each sentence read as its tokens joined by
+    spaces, one index per file named by its path: :func:`convert_ner`'s ``exclude``."""
+    return NamedNgramIndex({str(path): (" ".join(s.words) for s in read_conll_ner(path)) for path in paths}, n=n)
+
+
+def _mapped(path: Path, sentence: ConllSentence, fates: Dict[str, str], corpus: Optional[str]) -> ConllSentence:
+    """``sentence`` with each entity label replaced by its fate: another label, :data:`OUTSIDE` or
+    :data:`MISSING` (the missing tag ``""``). A label without a fate is kept, unless the fates are
+    ``corpus``'s table: then it is a CorpusFormatError naming its line."""
+    tags = []
+    for offset, tag in enumerate(sentence.tags):
+        prefix, _, etype = tag.partition("-")
+        fate = fates.get(etype, None if corpus else etype) if etype else OUTSIDE
+        if fate is None:
+            raise CorpusFormatError(path, sentence.first_line + offset, (
+                f"entity label {etype!r} is not in the {corpus} table of spacy_biolm.corpora.entity_types "
+                f"({', '.join(sorted(fates))}); add it there with its fate"))
+        tags.append(_FATE_TAGS.get(fate, f"{prefix}-{fate}"))
+    return replace(sentence, tags=tuple(tags))
+
+
+def _written(sentences: Iterable[ConllSentence], path: Path, fates: Dict[str, str], corpus: Optional[str],
+             exclude: Optional[Callable[[str], Sequence[str]]], tally: Dict[str, Any]) -> Iterator[ConllSentence]:
+    """The sentences to write, their labels mapped (every sentence's checked) and those sharing a span
+    with a test set (``exclude``) dropped; a dropped document start moves to the next sentence.
+    ``tally`` counts the written sentences' file labels and the dropped sentences (by first line and by test set)."""
+    doc_start = False
+    for sentence in sentences:
+        mapped = _mapped(path, sentence, fates, corpus) if fates else sentence
+        tests = exclude(" ".join(sentence.words)) if exclude is not None else ()
+        doc_start = doc_start or sentence.doc_start
+        if tests:
+            tally["dropped_lines"].append(sentence.first_line)
+            tally["dropped_by_test"].update(tests)
+            continue
+        tally["file_labels"].update(tag[2:] for tag in sentence.tags if tag.startswith("B-"))
+        yield replace(mapped, doc_start=doc_start)
+        doc_start = False
 
 
 def convert_ner(input_path: PathLike, output_path: PathLike, scheme: str = "auto", label: str = "ENTITY",
-                n_sents: int = 1, relabel: Optional[Dict[str, str]] = None) -> Dict[str, object]:
+                n_sents: int = 1, relabel: Optional[Dict[str, str]] = None, corpus: Optional[str] = None,
+                exclude: Optional[Callable[[str], Sequence[str]]] = None) -> Dict[str, object]:
     """Convert a CoNLL BIO NER file into a spaCy ``DocBin`` (``.spacy``) file.
 
     Args:
@@ -288,38 +337,63 @@ def convert_ner(input_path: PathLike, output_path: PathLike, scheme: str = "auto
         output_path: where to write the DocBin; parent folders are created.
         scheme, label, n_sents: as for :func:`conll_to_docs`.
         relabel: entity labels to rename, ``{file label: label to write}`` (e.g.
-            ``{"Disease": "DISEASE"}`` to match the relation extractor's entity types).
+            ``{"Disease": "DISEASE"}`` to match the relation extractor's entity types); other
+            labels are kept. ``O`` writes a label's tokens as outside, ``MISSING`` as missing.
+        corpus: a corpus of :data:`~spacy_biolm.corpora.entity_types.ENTITY_TYPES` (instead of
+            ``relabel``): its labels become the release's types, missing or outside as its table
+            says, a label not in the table is an error, and every Doc records the types the corpus
+            annotates completely (:func:`~spacy_biolm.doc_data.set_annotated_entity_types`, kept in
+            the DocBin's user data).
+        exclude: called with each sentence's text (its tokens joined by spaces), the names of the
+            test sets it shares a 13-word span with (:func:`conll_ngram_index`); such sentences are
+            dropped. For training and development files only: a test file is never filtered.
 
     Returns:
         Statistics: ``sentences``, ``docs``, ``tokens``, ``entities``, ``labels`` (entity count
         per label, sorted by label), ``documents`` (``-DOCSTART-``-delimited documents; 1 for a file
-        without separators), ``input`` and ``output`` (paths as strings).
+        without separators), ``input`` and ``output`` (paths as strings), all of the sentences
+        written. With ``corpus`` also ``corpus``, ``annotated_types``, ``file_labels`` (mentions per
+        label of the file) and ``missing_tokens``; with ``exclude`` also ``dropped`` (sentences),
+        ``dropped_lines`` (the first lines of the first :data:`DROPPED_LINES_SHOWN`) and
+        ``dropped_by_test`` (dropped sentences per test set they overlap).
 
     Raises:
         CorpusFormatError: on malformed input (nothing is written then).
+        ValueError: on an unknown ``corpus``, or one given with ``relabel``.
     """
+    if corpus is not None and relabel:
+        raise ValueError("relabel and corpus both map the entity labels: give one of them")
     input_path, output_path = Path(input_path), Path(output_path)
+    fates = label_fates(corpus) if corpus is not None else dict(relabel or {})
+    types = annotated_types(corpus) if corpus is not None else None
     vocab = Vocab()
-    doc_bin = DocBin(store_user_data=False)
+    doc_bin = DocBin(store_user_data=types is not None)
     stats = {"sentences": 0, "docs": 0, "tokens": 0, "entities": 0, "documents": 0}
-    labels: Dict[str, int] = {}
-    for group, doc in _docs_with_sentences(input_path, vocab, scheme, label, n_sents):
-        if relabel:
-            doc.ents = [Span(doc, e.start, e.end, label=relabel.get(e.label_, e.label_)) for e in doc.ents]
+    labels: Counter = Counter()
+    missing = 0
+    tally: Dict[str, Any] = {"file_labels": Counter(), "dropped_lines": [], "dropped_by_test": Counter()}
+    sentences = _written(read_conll_ner(input_path, scheme=scheme, label=label), input_path, fates, corpus, exclude, tally)
+    for group in group_sentences(sentences, n_sents):
+        doc = sentences_to_doc(vocab, group, set_sent_starts=n_sents > 1)
+        if types is not None:
+            set_annotated_entity_types(doc, types)
         doc_bin.add(doc)
         stats["sentences"] += len(group)
         stats["documents"] += sum(sentence.doc_start for sentence in group)
         stats["docs"] += 1
         stats["tokens"] += len(doc)
         stats["entities"] += len(doc.ents)
-        for ent in doc.ents:
-            labels[ent.label_] = labels.get(ent.label_, 0) + 1
+        missing += sum(tag == "" for sentence in group for tag in sentence.tags)
+        labels.update(ent.label_ for ent in doc.ents)
     # Written only after the whole file parsed, so a format error leaves no partial output.
     output_path.parent.mkdir(parents=True, exist_ok=True)
     doc_bin.to_disk(output_path)
-    return {
-        **stats,
-        "labels": dict(sorted(labels.items())),
-        "input": str(input_path),
-        "output": str(output_path),
-    }
+    report: Dict[str, object] = {**stats, "labels": dict(sorted(labels.items())), "input": str(input_path),
+                                 "output": str(output_path)}
+    if corpus is not None:
+        report.update(corpus=corpus, annotated_types=list(types), file_labels=dict(sorted(tally["file_labels"].items())),
+                      missing_tokens=missing)
+    if exclude is not None:
+        report.update(dropped=len(tally["dropped_lines"]), dropped_lines=tally["dropped_lines"][:DROPPED_LINES_SHOWN],
+                      dropped_by_test=dict(tally["dropped_by_test"]))
+    return report

@@ -7,7 +7,7 @@ corpora). These functions find them, convert each with the single-file converter
 """
 
 from pathlib import Path
-from typing import Dict, Iterable, Optional, Union
+from typing import Dict, Iterable, Optional, Sequence, Union
 
 __all__ = ["NER_SPLITS", "parse_label_map", "convert_ner_splits", "convert_relation_splits"]
 
@@ -36,19 +36,30 @@ def convert_ner_splits(
     scheme: str = "auto",
     label: str = "ENTITY",
     relabel: Optional[Dict[str, str]] = None,
+    corpus: Optional[str] = None,
+    exclude_test: Sequence[PathLike] = (),
+    splits: Sequence[str] = NER_SPLITS,
 ) -> Dict[str, Dict[str, object]]:
     """``input_dir/{train,devel,test}.tsv`` (CoNLL BIO) -> ``output_dir/{train,devel,test}.spacy``.
 
-    Every split must be there (FileNotFoundError naming the missing file, before anything is
-    written); returns ``{split: conversion statistics}`` as :func:`convert_ner` gives them."""
-    from .conll import convert_ner
+    Every split of ``splits`` (default: all three) must be there (FileNotFoundError naming the
+    missing file, before anything is written). ``relabel`` or ``corpus`` map the labels as
+    :func:`convert_ner` does. ``exclude_test``: CoNLL test files; the train and devel sentences
+    sharing a 13-word span with any of them are dropped (the test split never is). Returns
+    ``{split: conversion statistics}`` as :func:`convert_ner` gives them."""
+    from .conll import conll_ngram_index, convert_ner
 
+    unknown = [split for split in splits if split not in NER_SPLITS]
+    if unknown or not splits:
+        raise ValueError(f"splits must be some of {', '.join(NER_SPLITS)}, got {list(splits)}")
     input_dir, output_dir = Path(input_dir), Path(output_dir)
-    sources = {split: input_dir / f"{split}.tsv" for split in NER_SPLITS}
+    sources = {split: input_dir / f"{split}.tsv" for split in NER_SPLITS if split in splits}
     missing = [str(path) for path in sources.values() if not path.is_file()]
     if missing:
-        raise FileNotFoundError(f"{', '.join(missing)} missing; expected {', '.join(s + '.tsv' for s in NER_SPLITS)}")
-    return {split: convert_ner(source, output_dir / f"{split}.spacy", scheme=scheme, label=label, relabel=relabel)
+        raise FileNotFoundError(f"{', '.join(missing)} missing; expected {', '.join(s + '.tsv' for s in sources)}")
+    exclude = conll_ngram_index(exclude_test) if exclude_test else None
+    return {split: convert_ner(source, output_dir / f"{split}.spacy", scheme=scheme, label=label, relabel=relabel,
+                               corpus=corpus, exclude=exclude if split != "test" else None)
             for split, source in sources.items()}
 
 

@@ -35,9 +35,11 @@ GIVEN_ENTITIES_USER_DATA_KEY = "spacy_biolm.given_entities"
 
 
 def set_annotated_entity_types(doc: Doc, types: Iterable[str]) -> None:
-    """Record that ``doc.ents`` annotate exactly ``types``: every mention of them, no other type."""
+    """Record that ``doc.ents`` annotate exactly ``types``: every mention of them (outside tokens
+    whose entity tag is missing), no other type. No types: the Doc annotates none (a corpus whose
+    labels are all missing or outside for the entity types, such as AnatEM's)."""
     types = sorted(set(types))
-    if not types or not all(isinstance(t, str) and t for t in types):
+    if not all(isinstance(t, str) and t for t in types):
         raise ValueError(f"annotated entity types must be non-empty label strings, got {types!r}")
     doc.user_data[ENTITY_TYPES_USER_DATA_KEY] = types
 
