@@ -18,7 +18,6 @@ Writes ``--output`` (JSON, stamped with the commit and date of the run).
 """
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -119,10 +118,10 @@ def main(argv=None) -> None:
         "speedup": round(padded["seconds"] / sorted_["seconds"], 3),
         "machine": machine(), "versions": versions(),
     }
-    from spacy_biolm.run_record import stamp_json  # the commit and date of this run (results/README.md)
+    from spacy_biolm.run_record import write_json  # stamped with the commit and date of this run (results/README.md)
 
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(stamp_json(result), indent=1), encoding="utf8")
+    write_json(args.output, result, indent=1)
     for name, entry in report.items():
         print(f"{name}: {entry['seconds_per_update']} s an update, {entry['words_per_second']} words/s, "
               f"{entry['computed_per_real_wordpiece']} wordpieces computed per real one")

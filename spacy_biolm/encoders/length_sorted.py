@@ -260,9 +260,7 @@ def _predict_sorted(model, wordpieces, budget: int):
     import torch
 
     hf_model = model.transformer
-    n_rows, width = wordpieces.input_ids.shape
-    lengths = numpy.asarray(wordpieces.attention_mask).sum(axis=1).astype(numpy.int64)
-    assembled, output_type = {}, None
+    outputs = _Reassembled(wordpieces)
     was_training = hf_model.training
     hf_model.eval()
     try:
@@ -270,15 +268,11 @@ def _predict_sorted(model, wordpieces, budget: int):
         # thinc shim's per-call mode switches, no_grad and autocast contexts cost ~3% on a tiny
         # encoder. Mixed precision keeps the shim's autocast.
         with torch.inference_mode():
-            for rows in length_sorted_chunks(lengths, budget):
-                length = max(int(lengths[rows].max()), 1)
-                out = _run_chunk(model, wordpieces, rows, length)
-                output_type = type(out)
-                _scatter(assembled, out, torch.as_tensor(rows, dtype=torch.long), length, n_rows, width)
+            for rows, length in _sorted_row_chunks(wordpieces, budget):
+                outputs.add(_run_chunk(model, wordpieces, rows, length), torch.as_tensor(rows, dtype=torch.long), length)
     finally:
         hf_model.train(was_training)
-    fields = {key: tuple(parts) if key == "hidden_states" else parts[0] for key, parts in assembled.items()}
-    return output_type(**fields)
+    return outputs.model_output()
 
 
 def _train_sorted(model, wordpieces, budget: int):
@@ -288,24 +282,43 @@ def _train_sorted(model, wordpieces, budget: int):
     import torch
     from transformers.file_utils import ModelOutput
 
-    n_rows, width = wordpieces.input_ids.shape
-    lengths = numpy.asarray(wordpieces.attention_mask).sum(axis=1).astype(numpy.int64)
-    assembled, output_type, chunks = {}, None, []
-    for rows in length_sorted_chunks(lengths, budget):
-        length = max(int(lengths[rows].max()), 1)
+    outputs, chunks = _Reassembled(wordpieces), []
+    for rows, length in _sorted_row_chunks(wordpieces, budget):
         out, backprop_chunk = model.layers[0](_chunk(wordpieces, rows, length), is_train=True)
-        output_type = type(out)
         index = torch.as_tensor(rows, dtype=torch.long)
         with torch.no_grad():  # the copy only carries values forward: each chunk backpropagates on its own
-            _scatter(assembled, out, index, length, n_rows, width)
+            outputs.add(out, index, length)
         chunks.append((index, length, backprop_chunk))
-    fields = {key: tuple(parts) if key == "hidden_states" else parts[0] for key, parts in assembled.items()}
 
     def backprop(d_model_output) -> None:
         for index, length, backprop_chunk in chunks:
             backprop_chunk(ModelOutput({key: d[index.to(d.device), :length] for key, d in d_model_output.items()}))
 
-    return output_type(**fields), backprop
+    return outputs.model_output(), backprop
+
+
+def _sorted_row_chunks(wordpieces, budget: int):
+    """(row indices, their longest length) of each chunk of :func:`length_sorted_chunks`."""
+    lengths = numpy.asarray(wordpieces.attention_mask).sum(axis=1).astype(numpy.int64)
+    for rows in length_sorted_chunks(lengths, budget):
+        yield rows, max(int(lengths[rows].max()), 1)
+
+
+class _Reassembled:
+    """Chunks' encoder outputs put back into the batch's row order and padding."""
+
+    def __init__(self, wordpieces):
+        self.n_rows, self.width = wordpieces.input_ids.shape
+        self.parts: dict = {}
+        self.output_type = None
+
+    def add(self, out, index, length: int) -> None:
+        self.output_type = type(out)
+        _scatter(self.parts, out, index, length, self.n_rows, self.width)
+
+    def model_output(self):
+        fields = {key: tuple(parts) if key == "hidden_states" else parts[0] for key, parts in self.parts.items()}
+        return self.output_type(**fields)
 
 
 def _chunk(wordpieces, rows, length: int):
