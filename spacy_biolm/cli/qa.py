@@ -36,6 +36,7 @@ def convert_cli(
     exclude_ngram: Optional[int] = typer.Option(None, "--exclude-ngram", help="Also drop examples sharing this many consecutive words with any text of the --exclude files (0: off; default 13 for boolq and squad-reranking, 0 otherwise)"),
     negatives: int = typer.Option(2, "--negatives", help="squad-reranking: on-topic sentences of other paragraphs of the same article added to each question"),
     max_candidates: int = typer.Option(0, "--max-candidates", help="squad-reranking: at most this many sentences of a question's own paragraph, the relevant and most on-topic ones (0: all; COVID-QA articles have ~170-280)"),
+    max_passage_words: int = typer.Option(0, "--max-passage-words", help="squad: a longer context becomes the whole sentences around its answers, at most this many words, placed at random (training sets; 0: whole contexts)"),
 ):
     """Convert one question-answering corpus file to a spaCy DocBin (Docs carry doc._.question)."""
     from ..corpora.qa import convert_qa
@@ -43,7 +44,7 @@ def convert_cli(
     stats = convert_qa(
         fmt, input_path, output_path, _blank_bio_nlp(), golden=golden, exclude=exclude, dev_output=dev_output,
         dev_fraction=dev_fraction, sents_per_doc=sents_per_doc, seed=seed, limit=limit,
-        exclude_ngram=exclude_ngram, negatives=negatives, max_candidates=max_candidates,
+        exclude_ngram=exclude_ngram, negatives=negatives, max_candidates=max_candidates, max_passage_words=max_passage_words,
     )
     msg.good(f"{input_path} -> {output_path}: {json.dumps(stats)}")
 
@@ -72,15 +73,20 @@ def evaluate_cli(
     threads: int = typer.Option(0, "--threads", help="torch CPU threads (0: torch's default)"),
     limit: int = typer.Option(0, "--limit", help="Score only the first N Docs (0: all)"),
     reranking_baselines: Optional[Path] = typer.Option(None, "--reranking-baselines", help="Reranking DocBins: also score BM25 and the zero-shot cosine of this encoder on the same Docs"),
+    answer_span_baselines: bool = typer.Option(False, "--answer-span-baselines", help="Answer-span DocBins: also score the most frequent snippet word and the sentence sharing most words with the question"),
+    yes_no_majority: Optional[Path] = typer.Option(None, "--yes-no-majority", help="Yes/no DocBins: also score the more frequent answer of this training DocBin"),
     gpu_id: int = gpu_option(),
 ):
     """Score a QA pipeline (`spacy evaluate` would drop the questions) and time it: questions/s."""
-    from ..evaluation.qa import evaluate_qa_files, reranking_baselines as baselines_of
+    from ..evaluation.qa import ANSWER_SPAN_BASELINES, evaluate_qa_files, majority_baseline, reranking_baselines as baselines_of
 
     if outputs and len(outputs) != len(data_paths):
         raise typer.BadParameter(f"give one --output per DocBin ({len(data_paths)}), got {len(outputs)}")
+    baselines = (baselines_of(reranking_baselines) if reranking_baselines else []) + (list(ANSWER_SPAN_BASELINES) if answer_span_baselines else [])
+    if yes_no_majority:
+        baselines.append(majority_baseline(yes_no_majority))
     results = evaluate_qa_files(model, data_paths, outputs, gpu_id=gpu_id, threads=threads, batch_size=batch_size,
-                                limit=limit, baselines=baselines_of(reranking_baselines) if reranking_baselines else ())
+                                limit=limit, baselines=baselines)
     for data_path, scores in results.items():
         msg.divider(data_path)
         msg.table([(k, f"{v:.4f}" if isinstance(v, float) else v) for k, v in scores.items() if k != "baselines"], divider=True)
@@ -109,7 +115,7 @@ def evaluate_project_cli(
 @app.command("seeds-table")
 def seeds_table_cli(
     output: Path = typer.Argument(..., help="Markdown table to write (its .json goes beside it)"),
-    task: str = typer.Argument(..., help="yes_no, answer_span, answer_span_bioasq7b or answer_reranker"),
+    task: str = typer.Argument(..., help="yes_no, answer_span, answer_span_bioasq7b, answer_span_covid_qa or answer_reranker"),
     rows: List[str] = typer.Argument(..., help="ROW=GLOB pairs: a row's per-seed test JSONs (`qa evaluate --output`), e.g. '3 epochs=metrics/yes_no_seed*_test.json'"),
     paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json to set beside ours"),
 ):

@@ -7,14 +7,14 @@ spaCy only: imported through the ``spacy_readers`` entry points.
 import json
 from itertools import islice
 from pathlib import Path
-from typing import Iterable, Iterator, Tuple, TypeVar, Union
+from typing import Iterable, Iterator, List, Tuple, TypeVar, Union
 
 from spacy.tokens import Doc, DocBin
 from spacy.vocab import Vocab
 
 from ..errors import CorpusFormatError
 
-__all__ = ["existing_corpus_file", "check_limit", "first", "unannotated_copy", "read_docbin"]
+__all__ = ["existing_corpus_file", "corpus_file_list", "check_limit", "first", "unannotated_copy", "read_docbin"]
 
 T = TypeVar("T")
 
@@ -31,6 +31,18 @@ def existing_corpus_file(path: Union[str, Path, None], reader: str, what: str) -
     if not path.is_file():
         raise FileNotFoundError(f"{what} not found: {path}")
     return path
+
+
+def corpus_file_list(path: Union[str, Path, None], reader: str, what: str) -> List[Path]:
+    """The DocBins ``path`` names: the file itself, or every ``.spacy`` file under a folder, sorted
+    (as ``spacy.Corpus.v1`` reads a folder), so a training set can join several converted sets.
+    Errors as ``existing_corpus_file``, and for a folder without DocBins."""
+    if path is not None and Path(path).is_dir():
+        files = sorted(Path(path).rglob("*.spacy"))
+        if not files:
+            raise FileNotFoundError(f"{reader}: no {what} (.spacy) in the folder {path}")
+        return files
+    return [existing_corpus_file(path, reader, what)]
 
 
 def read_docbin(path: Path, vocab: Vocab) -> Iterator[Doc]:

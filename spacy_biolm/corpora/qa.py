@@ -43,7 +43,7 @@ from spacy.util import registry
 
 from ..errors import CorpusFormatError
 from ..doc_data import copy_question, make_question_doc, question_group
-from .corpus_files import check_limit, existing_corpus_file, first, read_docbin, unannotated_copy
+from .corpus_files import check_limit, corpus_file_list, first, read_docbin, unannotated_copy
 
 __all__ = [
     "QA_FORMATS",
@@ -156,14 +156,22 @@ def _squad_pairs(path: Path) -> Iterator[Tuple[str, str, str, dict]]:
 
 
 def squad_json_to_docs(
-    path: Union[str, Path], nlp: Language, golden: Optional[Union[str, Path]] = None
+    path: Union[str, Path], nlp: Language, golden: Optional[Union[str, Path]] = None,
+    max_passage_words: int = 0, seed: int = 0,
 ) -> Iterator[Doc]:
-    """SQuAD v1.1 JSON -> Docs with gold answer spans (and golden answers when ``golden`` is given)."""
+    """SQuAD v1.1 JSON -> Docs with gold answer spans (and golden answers when ``golden`` is given).
+
+    max_passage_words: a context of more words than this (a COVID-QA article: median 3,479) becomes
+        the passage of whole sentences around its answers, at most that many words, placed at random
+        (seeded per question with ``seed``) so the answer is not always in the middle
+        (``corpora.qa_transfer.answer_passage``); 0 keeps every context whole. For training sets
+        only: a model is tested on the whole context, which the component reads in windows.
+    """
     path = Path(path)
     golden_answers = bioasq_golden_answers(golden) if golden else None
+    sentences_of: Dict[str, List[Tuple[int, int]]] = {}  # the questions of an article share its sentences
     for context, pair_id, question, qa in _squad_pairs(path):
-        doc = make_question_doc(nlp, question.strip(), context, question_id=bioasq_question_id(pair_id))
-        spans, offsets, texts = [], [], []
+        answers = []
         for answer in qa.get("answers", []):
             text, start = answer.get("text"), answer.get("answer_start")
             if not isinstance(text, str) or not isinstance(start, int):
@@ -175,6 +183,21 @@ def squad_json_to_docs(
                     f"example {pair_id!r}: answer {text!r} does not match the context at offset {start} "
                     f"(found {context[start:end]!r})",
                 )
+            answers.append((start, end, text))
+        passage_start, passage = 0, context
+        if max_passage_words and answers and len(context.split()) > max_passage_words:
+            from .qa_transfer import answer_passage, paragraph_sentences
+
+            if context not in sentences_of:
+                sentences_of[context] = paragraph_sentences(nlp, context)
+            passage_start, passage_end = answer_passage(
+                sentences_of[context], context, [(s, e) for s, e, _ in answers], max_passage_words, random.Random(f"{seed}:{pair_id}")
+            )
+            passage = context[passage_start:passage_end]
+            answers = [(s - passage_start, e - passage_start, text) for s, e, text in answers if s >= passage_start and e <= passage_end]
+        doc = make_question_doc(nlp, question.strip(), passage, question_id=bioasq_question_id(pair_id))
+        spans, offsets, texts = [], [], []
+        for start, end, text in answers:
             span = doc.char_span(start, end, alignment_mode="expand")
             if span is None or (start, end) in offsets:
                 continue
@@ -189,6 +212,8 @@ def squad_json_to_docs(
         else:
             doc._.gold_answers = list(dict.fromkeys(texts))
         doc.user_data["qa_pair_id"] = pair_id
+        if passage_start:
+            doc.user_data["context_offset"] = passage_start
         yield doc
 
 
@@ -280,7 +305,8 @@ def read_qa_docs(fmt: str, path: Union[str, Path], nlp: Language, **options) -> 
     if fmt == "yesno":
         return yesno_tsv_to_docs(path, nlp)
     if fmt == "squad":
-        return squad_json_to_docs(path, nlp, golden=options.get("golden"))
+        return squad_json_to_docs(path, nlp, golden=options.get("golden"), max_passage_words=options.get("max_passage_words", 0),
+                                  seed=options.get("seed", 0))
     if fmt == "reranking":
         return reranking_tsv_to_docs(path, nlp, sents_per_doc=options.get("sents_per_doc", 0))
     if fmt == "snippets":
@@ -358,6 +384,7 @@ def convert_qa(
     exclude_ngram: Optional[int] = None,
     negatives: int = 2,
     max_candidates: int = 0,
+    max_passage_words: int = 0,
 ) -> Dict[str, int]:
     """Convert a QA corpus file to a DocBin (user data kept, so the questions travel along).
 
@@ -370,6 +397,8 @@ def convert_qa(
     negatives: squad-reranking: sentences of other paragraphs added to each question.
     max_candidates: squad-reranking: at most this many sentences of the question's own paragraph
         (the relevant and the most on-topic ones; 0: all).
+    max_passage_words: squad: contexts longer than this become the sentences around their answers
+        (see ``squad_json_to_docs``; 0: whole contexts).
     dev_output: also write a development DocBin of ``dev_fraction`` of the *questions* (all
         snippets of a question go to the same side), drawn with ``seed``.
     limit: keep only the first ``limit`` questions (0: all), for quick runs.
@@ -394,7 +423,7 @@ def convert_qa(
     kept: List[Doc] = []
     seen: Set[str] = set()
     options = {"golden": golden, "sents_per_doc": sents_per_doc, "seed": seed, "held_out_keys": excluded_keys,
-               "negatives": negatives, "max_candidates": max_candidates}
+               "negatives": negatives, "max_candidates": max_candidates, "max_passage_words": max_passage_words}
     for doc in read_qa_docs(fmt, input_path, nlp, **options):
         if limit and question_group(doc) not in seen and len(seen) == limit:
             break
@@ -478,11 +507,11 @@ class QACorpus:
     """
 
     def __init__(self, path: Union[str, Path], limit: int = 0):
-        self.path = existing_corpus_file(path, "QACorpus", "QA DocBin")
+        self.paths = corpus_file_list(path, "QACorpus", "QA DocBin")
         self.limit = check_limit(limit)
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
-        docs = read_docbin(self.path, nlp.vocab)
+        docs = (doc for path in self.paths for doc in read_docbin(path, nlp.vocab))
         for reference in first(docs, self.limit):
             predicted = copy_question(reference, unannotated_copy(reference, keep_sentences=True))
             yield Example(predicted, reference)
@@ -503,7 +532,8 @@ def create_qa_reader(path: Path, limit: int = 0) -> Callable[[Language], Iterabl
         limit = 0
 
     Args:
-        path: a ``.spacy`` file.
+        path: a ``.spacy`` file, or a folder: its ``.spacy`` files in sorted order (several
+            converted sets trained on together).
         limit: stop after this many Examples; 0 reads them all.
     """
     return QACorpus(path, limit=limit)

@@ -35,7 +35,7 @@ dev or COVID-QA (see projects/qa-reranker/README.md for the commands).
 import json
 import random
 from pathlib import Path
-from typing import Dict, Iterator, List, Tuple, Union
+from typing import Dict, Iterator, List, Sequence, Tuple, Union
 
 from spacy.language import Language
 from spacy.pipeline import Sentencizer
@@ -46,7 +46,7 @@ from ..errors import CorpusFormatError
 from .corpus_files import json_lines
 from .qa import _content_words, _squad_pairs, bioasq_question_id
 
-__all__ = ["boolq_jsonl_to_docs", "squad_reranking_docs", "paragraph_sentences"]
+__all__ = ["boolq_jsonl_to_docs", "squad_reranking_docs", "paragraph_sentences", "answer_passage"]
 
 
 def boolq_jsonl_to_docs(path: Union[str, Path], nlp: Language) -> Iterator[Doc]:
@@ -83,6 +83,46 @@ def paragraph_sentences(nlp: Language, context: str) -> List[Tuple[int, int]]:
         else:
             spans.append((start, end))
     return spans
+
+
+def answer_passage(
+    sentences: Sequence[Tuple[int, int]], context: str, answers: Sequence[Tuple[int, int]], max_words: int, rng: random.Random
+) -> Tuple[int, int]:
+    """(start_char, end_char) in ``context`` of a passage of whole ``sentences`` (their character
+    spans, in order) holding the answers, at most ``max_words`` whitespace-separated words.
+
+    The sentences holding the first answer are always in; the others are kept while the passage
+    still fits (answers spread over more than ``max_words`` lose the far ones; a single answer
+    sentence longer than ``max_words`` is kept whole). The words left over go before and after
+    it in a share drawn from ``rng``, so the answer sits anywhere in the passage."""
+    if not sentences:
+        raise ValueError("answer_passage: the context has no sentences")
+    words = [len(context[s:e].split()) for s, e in sentences]
+
+    def covering(start: int, end: int) -> Tuple[int, int]:
+        inside = [i for i, (s, e) in enumerate(sentences) if s < end and e > start]
+        if not inside:  # an answer in the whitespace between sentences: the next sentence
+            inside = [min(len(sentences) - 1, sum(1 for s, _ in sentences if s < start))]
+        return inside[0], inside[-1]
+
+    first, last = covering(*answers[0])
+    for start, end in answers[1:]:
+        a, b = covering(start, end)
+        if sum(words[min(a, first) : max(b, last) + 1]) <= max_words:
+            first, last = min(a, first), max(b, last)
+    budget = max_words - sum(words[first : last + 1])
+    before = rng.randint(0, max(budget, 0))
+    while first > 0 and words[first - 1] <= before:
+        first -= 1
+        before -= words[first]
+        budget -= words[first]
+    while last + 1 < len(sentences) and words[last + 1] <= budget:
+        last += 1
+        budget -= words[last]
+    while first > 0 and words[first - 1] <= budget:  # the end of the context came first: fill before
+        first -= 1
+        budget -= words[first]
+    return sentences[first][0], sentences[last][1]
 
 
 def _answer_offsets(path: Path, pair_id: str, context: str, qa: dict) -> List[Tuple[int, int]]:

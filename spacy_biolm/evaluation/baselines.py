@@ -7,7 +7,9 @@ run (a score means nothing alone):
   window and entity types) given the most frequent relation label;
 * yes/no: **majority class**, the more frequent answer of the training data for every question;
 * factoid answer spans: **most frequent word**, each question's five most frequent words of its
-  snippets that are not in the question (nor stop words nor punctuation), in that order;
+  snippets that are not in the question (nor stop words nor punctuation), in that order; and for
+  long passages (COVID-QA's articles) **the question's sentence**, the passage sentence sharing
+  the most words with the question (the sliding-window baseline of the SQuAD paper, by sentence);
 * answer-sentence reranking: **zero-shot cosine**, candidates ranked by the cosine of their
   mean-pooled encoder embedding with the question's, with the encoder before any fine-tuning
   (the random-order expectation comes with the reranker's scorer itself); and **BM25**, the
@@ -34,6 +36,7 @@ __all__ = [
     "all_positive_relations",
     "majority_yes_no",
     "frequent_word_answers",
+    "question_sentence_answers",
     "zero_shot_cosine_reranking",
     "bm25_reranking",
     "mean_pooled_embeddings",
@@ -122,6 +125,25 @@ def frequent_word_answers(examples: Sequence[Example], spans_key: str = "answers
         )
 
     return "most frequent snippet word", _rescored(examples, annotate, lambda egs: score_answer_spans(egs, spans_key))
+
+
+def question_sentence_answers(examples: Sequence[Example], spans_key: str = "answers") -> Baseline:
+    """Each passage's sentence (spaCy's ``Sentencizer``) sharing the most content words with the
+    question as its one answer, the earlier on a tie."""
+    from spacy.pipeline import Sentencizer
+
+    from ..pipes.answer_span.scorer import score_answer_spans
+
+    sentencizer = Sentencizer()
+
+    def annotate(doc: Doc, eg: Example) -> None:
+        question_words = _question_words(doc)
+        sents = list(sentencizer(doc).sents) if len(doc) else []
+        best = max(sents, key=lambda sent: (len({t.lower_ for t in sent if not t.is_stop} & question_words), -sent.start), default=None)
+        spans = [best] if best is not None else []
+        doc.spans[spans_key] = SpanGroup(doc, name=spans_key, spans=spans, attrs={"texts": [s.text for s in spans], "scores": [1.0] * len(spans)})
+
+    return "the sentence sharing most words with the question", _rescored(examples, annotate, lambda egs: score_answer_spans(egs, spans_key))
 
 
 def mean_pooled_embeddings(encoder: Union[str, Path], texts: Sequence[str], batch_size: int = 32, max_length: int = 256):

@@ -7,7 +7,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from spacy.training import Example
 
-from .baselines import bm25_reranking, frequent_word_answers, majority_yes_no, zero_shot_cosine_reranking
+from .baselines import bm25_reranking, frequent_word_answers, majority_yes_no, question_sentence_answers, zero_shot_cosine_reranking
 from .seeds import format_mean_std, summarise_score_files
 from .tables import markdown_table
 
@@ -77,6 +77,20 @@ def reranking_baselines(encoder: Optional[Union[str, Path]] = None) -> List[Call
     """The rankings a reranker must beat on the same Docs: BM25 of the question's terms and, with
     ``encoder``, the zero-shot cosine of its mean-pooled embeddings."""
     return [bm25_reranking] + ([lambda egs: zero_shot_cosine_reranking(egs, encoder)] if encoder else [])
+
+
+def majority_baseline(train_path: Union[str, Path]) -> Callable[[List[Example]], Tuple[str, dict]]:
+    """The yes/no baseline: the more frequent answer of the training DocBin ``train_path``."""
+    from spacy.lang.en import English
+
+    from ..corpora.qa import QACorpus
+
+    train = [eg.reference for eg in QACorpus(train_path)(English())]
+    return lambda examples: majority_yes_no(examples, train)
+
+
+#: The answers an answer_span model must beat on the same Docs (``qa evaluate --answer-span-baselines``).
+ANSWER_SPAN_BASELINES = (frequent_word_answers, question_sentence_answers)
 
 
 LEXICAL_WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
@@ -176,6 +190,11 @@ _TASKS = {
         "Factoid QA (BioASQ 7b test, 5 batches, golden answers), strict / lenient accuracy / MRR, percent",
         [("strict", "answer_strict_acc"), ("lenient", "answer_lenient_acc"), ("MRR", "answer_mrr")],
         ("electramed_2021", "qa_bioasq7b"),
+    ),
+    "answer_span_covid_qa": (
+        "Extractive QA (COVID-QA test: 375 questions, each over its whole article), SQuAD exact match / F1, percent",
+        [("EM", "answer_em"), ("F1", "answer_f1")],
+        ("", ""),  # no paper of ours reports it
     ),
     "answer_reranker": (
         "Answer-sentence reranking (Bio-ELECTRA test set, 100 questions), MRR",
@@ -307,7 +326,6 @@ def evaluate_qa_project(
     training set, most frequent snippet word, BM25 and the zero-shot cosine of ``encoder`` when given); write
     ``metrics_dir/<name>_test.json`` per test set and ``metrics_dir/qa_results.md`` (ours beside the
     baselines and the papers). Returns the table."""
-    from ..corpora.qa import QACorpus
     from ..run_record import RUN_KEY, stamp_json, with_run_comment
 
     metrics_dir = Path(metrics_dir)
@@ -319,8 +337,7 @@ def evaluate_qa_project(
             pipelines[task] = load_qa_pipeline(Path(training_dir) / task / "model-best", gpu_id=gpu_id)
         nlp = pipelines[task]
         if task == "yes_no":
-            train = [eg.reference for eg in QACorpus(Path(corpus_dir) / PROJECT_YES_NO_TRAIN)(nlp)]
-            baselines = [lambda egs: majority_yes_no(egs, train)]
+            baselines = [majority_baseline(Path(corpus_dir) / PROJECT_YES_NO_TRAIN)]
         elif task == "answer_span":
             baselines = [frequent_word_answers]
         else:

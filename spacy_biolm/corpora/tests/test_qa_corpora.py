@@ -84,6 +84,21 @@ def test_reranking_conversion_docbin_round_trip_and_exclusion(nlp, tmp_path):
         list(read_qa_docs("reranking", test, nlp))
 
 
+def test_qa_corpus_reads_a_folder_of_docbins_in_order(nlp, tmp_path):
+    header = "yesno_label\tquestion\tideal_answer\n"
+    for name, rows in (("b_boolq", ["1\tIs it?\tIt is ."]), ("a_squad", ["0\tIs BRCA1 a drug?\tNo .", "1\tIs TP53 a gene?\tYes ."])):
+        (tmp_path / f"{name}.tsv").write_text(header + "\n".join(rows) + "\n", encoding="utf8")
+        convert_qa("yesno", tmp_path / f"{name}.tsv", tmp_path / "joined" / f"{name}.spacy", nlp)
+    questions = [eg.predicted._.question for eg in QACorpus(tmp_path / "joined")(nlp)]
+    assert questions == ["Is BRCA1 a drug?", "Is TP53 a gene?", "Is it?"]
+    assert [eg.predicted._.question for eg in QACorpus(tmp_path / "joined", limit=2)(nlp)] == questions[:2]
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="no QA DocBin .* in the folder"):
+        QACorpus(tmp_path / "empty")
+    with pytest.raises(FileNotFoundError, match="not found"):
+        QACorpus(tmp_path / "missing.spacy")
+
+
 def _snippets_file(path, questions):
     """A SQuAD JSON with one paragraph per (question id, question, snippet)."""
     paragraphs = [

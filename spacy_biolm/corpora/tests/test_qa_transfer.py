@@ -10,7 +10,7 @@ from spacy.tokens import DocBin
 
 from spacy_biolm.corpora.decontamination import NgramIndex, file_texts
 from spacy_biolm.corpora.qa import convert_qa, read_qa_docs
-from spacy_biolm.corpora.qa_transfer import paragraph_sentences, squad_reranking_docs
+from spacy_biolm.corpora.qa_transfer import answer_passage, paragraph_sentences, squad_reranking_docs
 from spacy_biolm.errors import CorpusFormatError
 
 # 14 words: a passage holding them shares a 13-word span with a test text holding them.
@@ -159,6 +159,52 @@ def test_squad_reranking_exclusion_and_cli(nlp, tmp_path):
     test_questions = {"which drug treats copper overload in wilson disease?", "what does insulin regulate?"}
     assert all(q not in s.text.lower() for d in docs for s in d.sents for q in test_questions)
     assert all(len(list(d.sents)) == 4 for d in docs)
+
+
+def test_answer_passage_holds_the_answer_within_the_word_budget(nlp):
+    import random
+
+    context = " ".join(f"Sentence {i} has five words." for i in range(40))  # 200 words, 40 sentences
+    sentences = paragraph_sentences(nlp, context)
+    assert len(sentences) == 40
+    answer = context.index("Sentence 17 has")
+    answer = (answer + len("Sentence "), answer + len("Sentence 17"))
+    starts = set()
+    for seed in range(20):
+        start, end = answer_passage(sentences, context, [answer], 32, random.Random(seed))
+        passage = context[start:end]
+        assert start <= answer[0] and answer[1] <= end and len(passage.split()) == 30  # six whole sentences
+        assert passage.startswith("Sentence") and passage.endswith("words.")
+        starts.add(start)
+    assert len(starts) > 3  # the answer is not always at the same place in its passage
+    # At the context's start the words left over all go after it; an answer sentence longer than
+    # the budget is kept whole; answers too far apart keep the first.
+    assert answer_passage(sentences, context, [(0, 8)], 12, random.Random(0)) == (0, sentences[1][1])
+    assert answer_passage(sentences, context, [answer], 3, random.Random(0)) == sentences[17]
+    far = (sentences[35][0], sentences[35][0] + 8)
+    assert answer_passage(sentences, context, [answer, far], 10, random.Random(0)) in {
+        (sentences[16][0], sentences[17][1]), (sentences[17][0], sentences[18][1])}
+
+
+def test_squad_long_contexts_cut_around_the_answer(nlp, tmp_path):
+    context = " ".join(f"Filler sentence number {i} here." for i in range(60)) + " ATP7B causes Wilson disease. " + \
+        " ".join(f"Closing sentence number {i} here." for i in range(60))
+    start = context.index("Wilson disease")
+    path = _squad_file(tmp_path / "covid.json", [{"title": "a", "paragraphs": [{"context": context, "qas": [
+        {"id": "c1", "question": "What does ATP7B cause?", "answers": [{"text": "Wilson disease", "answer_start": start}]},
+        {"id": "c2", "question": "What is sentence 3?", "answers": [{"text": "Filler sentence number 3", "answer_start": context.index("Filler sentence number 3 ")}]}]}]}])
+    whole = {d._.question_id: d for d in read_qa_docs("squad", path, nlp)}
+    assert whole["c1"].text == context
+    cut = {d._.question_id: d for d in read_qa_docs("squad", path, nlp, max_passage_words=40, seed=0)}
+    for qid, answer in (("c1", "Wilson disease"), ("c2", "Filler sentence number 3")):
+        doc = cut[qid]
+        assert len(doc.text.split()) <= 40 and doc.text in context
+        (s, e), = doc.spans["answers"].attrs["char_offsets"]
+        assert doc.text[s:e] == answer and doc.spans["answers"][0].text == answer
+        assert context[doc.user_data.get("context_offset", 0) + s:][: len(answer)] == answer
+        assert doc._.gold_answers == [answer]
+    blob = lambda seed: DocBin(docs=list(read_qa_docs("squad", path, nlp, max_passage_words=40, seed=seed)), store_user_data=True).to_bytes()  # noqa: E731
+    assert blob(0) == blob(0) and blob(0) != blob(1)
 
 
 def test_real_transfer_sets(tmp_path):

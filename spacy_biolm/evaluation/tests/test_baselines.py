@@ -12,6 +12,7 @@ from spacy_biolm.evaluation.baselines import (
     all_positive_relations,
     frequent_word_answers,
     majority_yes_no,
+    question_sentence_answers,
     zero_shot_cosine_reranking,
 )
 
@@ -85,6 +86,22 @@ def test_frequent_word_answers_skip_the_question_and_rank_by_frequency(nlp):
     assert scores["answer_lenient_acc"] == 1.0
     assert scores["answer_mrr"] == pytest.approx(0.5)
     assert "answers" not in ranked.spans
+
+
+def test_question_sentence_answers_take_the_sentence_sharing_most_question_words(nlp):
+    passage = "The virus spreads fast. Masks reduce the spread of the virus in hospitals. Vaccines were tested."
+    examples = []
+    for gold in ("Masks reduce the spread of the virus in hospitals.", "Vaccines were tested."):
+        doc = make_question_doc(nlp, "What reduces the spread of the virus in hospitals?", passage, question_id=gold[:5])
+        reference = doc.copy()
+        start = passage.index(gold)
+        reference.spans["answers"] = [reference.char_span(start, start + len(gold))]
+        reference._.gold_answers = [gold]
+        examples.append(Example(doc, reference))
+    name, scores = question_sentence_answers(examples)
+    assert name == "the sentence sharing most words with the question"
+    assert scores["answer_em"] == pytest.approx(0.5)  # right for the first question only
+    assert "answers" not in examples[0].predicted.spans
 
 
 def test_zero_shot_cosine_ranks_the_question_itself_first(nlp, tiny_qa_encoder):
