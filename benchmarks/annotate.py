@@ -143,10 +143,9 @@ def main(argv=None) -> None:
                         "python": platform.python_version(), "load_average_at_start": load_average},
         }
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        from spacy_biolm.run_record import stamp_json  # the commit and date of this run (results/README.md)
+        from spacy_biolm.run_record import write_json  # with the commit and date of this run (results/README.md)
 
-        report = stamp_json(report)
-        args.output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf8")
+        report = write_json(args.output, report)
         print(json.dumps(report["speedup_over_1_process"]), f"same_output={report['same_output']}")
         print(f"wrote {args.output}")
     finally:

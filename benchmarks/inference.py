@@ -441,10 +441,9 @@ def benchmark(args, workdir: Path, argv=None) -> None:
         "versions": versions(),
     }
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    from spacy_biolm.run_record import stamp_json  # the commit and date of this run (results/README.md)
+    from spacy_biolm.run_record import write_json  # with the commit and date of this run (results/README.md)
 
-    report = stamp_json(report)
-    args.output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf8")
+    report = write_json(args.output, report)
     plot(report, args.output.with_suffix(".png"))
     print(json.dumps(ratios))
     print(f"wrote {args.output} and {args.output.with_suffix('.png')}")

@@ -78,10 +78,9 @@ def main(argv=None) -> dict:
         "peak_rss_ratio": round(large["peak_rss_mib"] / small["peak_rss_mib"], 3),
     }
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    from spacy_biolm.run_record import stamp_json  # the commit and date of this run (results/README.md)
+    from spacy_biolm.run_record import write_json  # with the commit and date of this run (results/README.md)
 
-    result = stamp_json(result)
-    args.output.write_text(json.dumps(result, indent=2), encoding="utf8")
+    result = write_json(args.output, result)
     print(
         f"{result['corpus_ratio']}x the tokens: peak RSS {small['peak_rss_mib']:.0f} -> {large['peak_rss_mib']:.0f} MiB "
         f"({result['peak_rss_ratio']}x) -> {args.output}"

@@ -45,10 +45,10 @@ def computed_wordpieces(model, docs, budget: int) -> tuple:
     """(real wordpieces, wordpieces the encoder computes) of one batch's windows under ``budget``."""
     import numpy
 
-    from spacy_biolm.encoders.length_sorted import _tokenize, length_sorted_chunks
+    from spacy_biolm.encoders.length_sorted import length_sorted_chunks, wordpiece_batch
 
     spans = [span for doc_spans in model.attrs["get_spans"](docs) for span in doc_spans]
-    _, wordpieces = _tokenize(model.tokenizer, [span.doc.text[span.start_char:span.end_char] for span in spans])
+    _, wordpieces = wordpiece_batch(model.tokenizer, [span.doc.text[span.start_char:span.end_char] for span in spans])
     lengths = numpy.asarray(wordpieces.lengths, dtype=numpy.int64)
     if not len(lengths):
         return 0, 0

@@ -146,7 +146,7 @@ def tune_lexical_weight_cli(
     curve = ", ".join(f"{w}: {v:.3f}" for w, v in result["dev_mrr"].items())
     msg.good(f"{model_dir}: lexical_weight {result['lexical_weight']} (dev MRR over {result['questions']} questions: {curve})")
     if output:
-        from ..run_record import stamp_json
+        from ..run_record import write_json
 
         output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(json.dumps(stamp_json(result), indent=2), encoding="utf8")
+        write_json(output, result)

@@ -50,6 +50,7 @@ __all__ = [
     "create_length_sorted_tok2vec_transformer",
     "with_length_sorted_passes",
     "length_sorted_chunks",
+    "wordpiece_batch",
     "length_sorted_forward",
     "split_by_doc",
     "align_by_offsets",
@@ -204,7 +205,7 @@ def length_sorted_forward(model, docs, is_train: bool):
     flat_spans = [span for doc_spans in nested_spans for span in doc_spans]
     # A span's text sliced from its Doc's text: Span.text joins one Token object per token.
     texts = [span.doc.text[span.start_char:span.end_char] for span in flat_spans]
-    batch_encoding, wordpieces = _tokenize(tokenizer, texts)
+    batch_encoding, wordpieces = wordpiece_batch(tokenizer, texts)
     if "offset_mapping" in batch_encoding:
         align = align_by_offsets(flat_spans, batch_encoding["offset_mapping"])
     else:
@@ -228,7 +229,7 @@ def length_sorted_forward(model, docs, is_train: bool):
     return output, backprop
 
 
-def _tokenize(tokenizer, texts):
+def wordpiece_batch(tokenizer, texts):
     """spacy-transformers' huggingface_tokenize + WordpieceBatch.from_batch_encoding, with the
     wordpiece strings of a fast tokenizer taken from its encodings (already built in Rust) instead
     of one Python id-to-token lookup per wordpiece."""

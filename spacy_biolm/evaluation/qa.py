@@ -156,10 +156,10 @@ def evaluate_qa_files(
     for i, data_path in enumerate(data_paths):
         results[str(data_path)] = scores = evaluate_qa(nlp, data_path, batch_size=batch_size, limit=limit, baselines=baselines)
         if outputs:
-            from ..run_record import stamp_json
+            from ..run_record import write_json
 
             Path(outputs[i]).parent.mkdir(parents=True, exist_ok=True)
-            Path(outputs[i]).write_text(json.dumps(stamp_json(scores, device=scores.get("device")), indent=2), encoding="utf8")
+            write_json(outputs[i], scores, device=scores.get("device"))
     return results
 
 
@@ -326,7 +326,7 @@ def evaluate_qa_project(
     training set, most frequent snippet word, BM25 and the zero-shot cosine of ``encoder`` when given); write
     ``metrics_dir/<name>_test.json`` per test set and ``metrics_dir/qa_results.md`` (ours beside the
     baselines and the papers). Returns the table."""
-    from ..run_record import RUN_KEY, stamp_json, with_run_comment
+    from ..run_record import RUN_KEY, with_run_comment, write_json
 
     metrics_dir = Path(metrics_dir)
     metrics_dir.mkdir(parents=True, exist_ok=True)
@@ -344,8 +344,7 @@ def evaluate_qa_project(
             baselines = reranking_baselines(encoder)
         scores = evaluate_qa(nlp, Path(corpus_dir) / data, batch_size=batch_size, baselines=baselines)
         written[metric_name] = metrics_dir / f"{metric_name}_test.json"
-        scores = stamp_json(scores, device=scores.get("device"))  # this run's commit and date
-        written[metric_name].write_text(json.dumps(scores, indent=2), encoding="utf8")
+        scores = write_json(written[metric_name], scores, device=scores.get("device"))  # this run's commit and date
     table = qa_results_table(written, paper_results=paper_results, name=name)
     (metrics_dir / "qa_results.md").write_text(with_run_comment(table, scores[RUN_KEY]), encoding="utf8")
     return table
