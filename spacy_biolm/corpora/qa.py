@@ -155,6 +155,24 @@ def _squad_pairs(path: Path) -> Iterator[Tuple[str, str, str, dict]]:
                 yield context, pair_id, question, qa
 
 
+def _squad_answers(path: Path, pair_id: str, context: str, qa: dict) -> List[Tuple[int, int, str]]:
+    """(start_char, end_char, text) of every answer of a SQuAD question, each checked against its context."""
+    answers = []
+    for answer in qa.get("answers", []):
+        text, start = answer.get("text"), answer.get("answer_start")
+        if not isinstance(text, str) or not isinstance(start, int):
+            raise CorpusFormatError(path, None, f"example {pair_id!r}: answer needs 'text' and an integer 'answer_start': {answer}")
+        end = start + len(text)
+        if context[start:end] != text:
+            raise CorpusFormatError(
+                path, None,
+                f"example {pair_id!r}: answer {text!r} does not match the context at offset {start} "
+                f"(found {context[start:end]!r})",
+            )
+        answers.append((start, end, text))
+    return answers
+
+
 def squad_json_to_docs(
     path: Union[str, Path], nlp: Language, golden: Optional[Union[str, Path]] = None,
     max_passage_words: int = 0, seed: int = 0,
@@ -171,19 +189,7 @@ def squad_json_to_docs(
     golden_answers = bioasq_golden_answers(golden) if golden else None
     sentences_of: Dict[str, List[Tuple[int, int]]] = {}  # the questions of an article share its sentences
     for context, pair_id, question, qa in _squad_pairs(path):
-        answers = []
-        for answer in qa.get("answers", []):
-            text, start = answer.get("text"), answer.get("answer_start")
-            if not isinstance(text, str) or not isinstance(start, int):
-                raise CorpusFormatError(path, None, f"example {pair_id!r}: answer needs 'text' and an integer 'answer_start': {answer}")
-            end = start + len(text)
-            if context[start:end] != text:
-                raise CorpusFormatError(
-                    path, None,
-                    f"example {pair_id!r}: answer {text!r} does not match the context at offset {start} "
-                    f"(found {context[start:end]!r})",
-                )
-            answers.append((start, end, text))
+        answers = _squad_answers(path, pair_id, context, qa)
         passage_start, passage = 0, context
         if max_passage_words and answers and len(context.split()) > max_passage_words:
             from .qa_transfer import answer_passage, paragraph_sentences

@@ -44,7 +44,7 @@ from spacy.tokens import Doc, SpanGroup
 from ..doc_data import make_question_doc
 from ..errors import CorpusFormatError
 from .corpus_files import json_lines
-from .qa import _content_words, _squad_pairs, bioasq_question_id
+from .qa import _content_words, _squad_answers, _squad_pairs, bioasq_question_id
 
 __all__ = ["boolq_jsonl_to_docs", "squad_reranking_docs", "paragraph_sentences", "answer_passage"]
 
@@ -125,16 +125,6 @@ def answer_passage(
     return sentences[first][0], sentences[last][1]
 
 
-def _answer_offsets(path: Path, pair_id: str, context: str, qa: dict) -> List[Tuple[int, int]]:
-    offsets = []
-    for answer in qa.get("answers", []):
-        text, start = answer.get("text"), answer.get("answer_start")
-        if not isinstance(text, str) or not isinstance(start, int) or context[start : start + len(text)] != text:
-            raise CorpusFormatError(path, None, f"example {pair_id!r}: answer {answer} does not match the context")
-        offsets.append((start, start + len(text)))
-    return offsets
-
-
 def squad_reranking_docs(
     path: Union[str, Path], nlp: Language, negatives: int = 2, seed: int = 0, max_candidates: int = 0
 ) -> Iterator[Doc]:
@@ -165,7 +155,7 @@ def squad_reranking_docs(
         by_article.setdefault(article, []).append(context)
     words_of = {sent: _content_words(sent) for sents in sentences.values() for sent in sents}
     for context, pair_id, question, qa in _squad_pairs(path):
-        answers = _answer_offsets(path, pair_id, context, qa)
+        answers = [(start, end) for start, end, _ in _squad_answers(path, pair_id, context, qa)]
         if not answers:
             continue
         candidates = [(context[s:e], any(a < e and b > s for a, b in answers)) for s, e in spans_of[context]]
