@@ -26,6 +26,7 @@ DEFAULT_PROFILE = "default"
 PROFILES_DIR = Path("configs") / "profiles"
 # (steps variable, the variable with its evaluation frequency): each pair's frequency divides its steps.
 BUDGETS = (
+    ("multitask_steps", "multitask_eval_frequency"),
     ("ner_steps", "ner_eval_frequency"),
     ("ner_cnn_steps", "ner_cnn_eval_frequency"),
     ("ner_gene_steps", "ner_gene_eval_frequency"),

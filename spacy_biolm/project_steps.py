@@ -30,7 +30,7 @@ __all__ = [
 PathLike = Union[str, Path]
 
 # The stage workflows whose commands, in this order, make up workflow `all`.
-STAGES = ("data", "encoder", "ner", "relations", "qa", "evaluate", "hoc", "release")
+STAGES = ("data", "encoder", "baselines", "multitask", "qa", "release")
 TABLE_START = "<!-- steps-table start: generated from project.yml by `spacy-biolm docs steps-table`; do not edit -->"
 TABLE_END = "<!-- steps-table end -->"
 # A sub-command word of `python -m <module> ...` (paths, options and values are not).

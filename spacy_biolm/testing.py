@@ -33,6 +33,7 @@ __all__ = [
     "overfit",
     "RELEASE_SENTENCE",
     "make_tiny_release",
+    "make_tiny_per_task_release",
     "make_tiny_one_encoder_release",
 ]
 
@@ -319,24 +320,21 @@ def _release_examples(nlp, task: str) -> list:
     from .doc_data import make_question_doc
     from .pipes.answer_reranker.scorer import GOLD_KEY
 
+    from .corpora.hoc import HALLMARKS
+
     gene, disease = (22, 27), (34, 58)
-    if task in ("ner", "ner_gene", "relations"):
+    if task in ("ner", "ner_gene", "relations", "hoc", "multitask"):
         doc = nlp.make_doc(RELEASE_SENTENCE)
         gold = doc.copy()
         if task == "ner":
             gold.ents = [gold.char_span(*disease, "DISEASE")]
         elif task == "ner_gene":
             gold.ents = [gold.char_span(*gene, "GENE")]
-        else:
+        elif task in ("relations", "multitask"):
             doc.ents = [doc.char_span(*gene, "GENE"), doc.char_span(*disease, "DISEASE")]
             gold.ents = [gold.char_span(*gene, "GENE"), gold.char_span(*disease, "DISEASE")]
-        return [Example(doc, gold)]
-    if task == "hoc":
-        from .corpora.hoc import HALLMARKS
-
-        doc = nlp.make_doc(RELEASE_SENTENCE)
-        gold = doc.copy()
-        gold.cats = {h: float(i == 0) for i, h in enumerate(HALLMARKS)}  # every hallmark a label
+        if task in ("hoc", "multitask"):
+            gold.cats = {h: float(i == 0) for i, h in enumerate(HALLMARKS)}  # every hallmark a label
         return [Example(doc, gold)]
     examples = []
     for answer in ("yes", "no"):
@@ -348,25 +346,30 @@ def _release_examples(nlp, task: str) -> list:
     return examples
 
 
-#: (task, its config, `spacy assemble configs/release.cfg` path variable) of every release component.
+#: (task, its config) of every pipeline the releases are assembled from: configs/release.cfg takes
+#: the multi-task and QA pipelines, configs/release_per_task.cfg the per-task ones and QA; each
+#: config's ``paths.<task>`` names the pipeline.
 _RELEASE_TASKS = (
-    ("ner", "ner.cfg", "ner"),
-    ("ner_gene", "ner.cfg", "ner_gene"),
-    ("relations", "relations_anonymised.cfg", "relations"),
-    ("hoc", "hoc.cfg", "hoc"),
-    ("yes_no", "yes_no.cfg", "yes_no"),
-    ("answer_span", "answer_span.cfg", "answer_span"),
-    ("answer_reranker", "answer_reranker.cfg", "answer_reranker"),
+    ("multitask", "release_multitask.cfg"),
+    ("yes_no", "yes_no.cfg"),
+    ("answer_span", "answer_span.cfg"),
+    ("answer_reranker", "answer_reranker.cfg"),
+    ("ner", "ner.cfg"),
+    ("ner_gene", "ner.cfg"),
+    ("relations", "relations_anonymised.cfg"),
+    ("hoc", "hoc.cfg"),
 )
 
 
 def make_tiny_release(out: Path, encoder_dir: Optional[Path] = None) -> Path:
-    """The release pipeline as the project builds it, tiny and untrained: each task pipeline from
-    its config in ``configs/`` on a tiny encoder (initialised on :data:`RELEASE_SENTENCE`, not
-    trained), then ``configs/release.cfg`` assembled from them, as the ``assemble`` step does.
-    Every release component is in it (``transformer``, ``ner``, ``ner_gene``,
-    ``relation_extractor``, ``hallmarks``, and the disabled ``yes_no``, ``answer_span``, ``answer_reranker``).
-    Returns ``out / "release"``; the task pipelines are beside it (``out / "ner"``, ...). ~10 s.
+    """The release pipeline as the project builds it, tiny and untrained: the multi-task pipeline
+    and the QA pipelines from their configs in ``configs/`` on a tiny encoder (initialised on
+    :data:`RELEASE_SENTENCE`, not trained), then ``configs/release.cfg`` assembled from them, as the
+    ``assemble`` step does. Every release component is in it (``sentencizer``, ``transformer``,
+    ``ner``, ``relation_extractor``, ``hallmarks``, and the disabled ``yes_no``, ``answer_span``,
+    ``answer_reranker``). Returns ``out / "release"``; the task pipelines are beside it
+    (``out / "multitask"``, ``out / "ner"``, ...; :func:`make_tiny_per_task_release` assembles the
+    per-task ones). ~15 s.
     """
     from spacy.util import fix_random_seed, load_config, load_model_from_config
 
@@ -376,16 +379,29 @@ def make_tiny_release(out: Path, encoder_dir: Optional[Path] = None) -> Path:
         encoder_dir = make_tiny_encoder(out / "encoder", vocab_sentences=words * 20, vocab_size=150, layers=1,
                                         max_positions=256)
     fix_random_seed(0)
-    overrides = {}
-    for task, config_name, variable in _RELEASE_TASKS:
+    for task, config_name in _RELEASE_TASKS:
         extra = {"components.relation_extractor.labels": ["ASSOCIATION"]} if task == "relations" else {}
         config = load_config(REPO / "configs" / config_name, overrides={"paths.encoder": str(encoder_dir), **extra},
                              interpolate=True)
         nlp = load_model_from_config(config, auto_fill=True, validate=True)
         nlp.initialize(lambda nlp=nlp, task=task: _release_examples(nlp, task))
         nlp.to_disk(out / task)
-        overrides[f"paths.{variable}"] = str(out / task)
-    return _assemble("release.cfg", overrides, out / "release")
+    return _assemble_tasks("release.cfg", out, out / "release")
+
+
+def make_tiny_per_task_release(tiny_release: Path) -> Path:
+    """``configs/release_per_task.cfg`` (an encoder per task, the release before one encoder)
+    assembled from :func:`make_tiny_release`'s task pipelines; returns its directory beside them."""
+    out = Path(tiny_release).parent / "release_per_task"
+    return out if out.is_dir() else _assemble_tasks("release_per_task.cfg", out.parent, out)
+
+
+def _assemble_tasks(config_name: str, tasks_dir: Path, out: Path) -> Path:
+    """``configs/CONFIG_NAME`` assembled from the task pipelines in ``tasks_dir`` that its ``paths`` name."""
+    from spacy.util import load_config
+
+    names = load_config(REPO / "configs" / config_name, interpolate=False)["paths"]
+    return _assemble(config_name, {f"paths.{name}": str(Path(tasks_dir) / name) for name in names}, out)
 
 
 def _assemble(config_name: str, overrides: Dict[str, str], out: Path) -> Path:

@@ -252,18 +252,18 @@ def test_long_documents_benchmark_measures_a_trained_pipeline_as_shipped(tmp_pat
 
 def test_release_encoders_benchmark_counts_encoder_passes(tiny_release, tmp_path):
     """An encoder per task reads every token once per encoder (and the anonymised relation
-    extractor once more per pair); the one-encoder release reads it once."""
+    extractor once more per pair); the release, one multi-task encoder, reads it once."""
     import spacy
     from spacy.tokens import DocBin
 
-    from spacy_biolm.testing import RELEASE_SENTENCE, bio_text_documents, make_tiny_one_encoder_release
+    from spacy_biolm.testing import RELEASE_SENTENCE, bio_text_documents, make_tiny_per_task_release
 
-    one = make_tiny_one_encoder_release(tiny_release, tmp_path / "one")
+    per_task_release, one = make_tiny_per_task_release(tiny_release), tiny_release
     nlp = spacy.load(tiny_release)
     texts = [RELEASE_SENTENCE] * 3 + [line for line in bio_text_documents(4, seed=1).splitlines() if line][:12]
     DocBin(docs=[nlp.make_doc(t) for t in texts]).to_disk(tmp_path / "texts.spacy")
     output = tmp_path / "release_encoders.json"
-    cmd = [sys.executable, str(REPO / "benchmarks" / "release_encoders.py"), "--pipeline", f"per task={tiny_release}",
+    cmd = [sys.executable, str(REPO / "benchmarks" / "release_encoders.py"), "--pipeline", f"per task={per_task_release}",
            "--pipeline", f"one={one}", "--texts", str(tmp_path / "texts.spacy"), "--n-docs", "0", "--threads", "1",
            "--repeats", "1", "--output", str(output)]
     env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")

@@ -24,16 +24,10 @@ SMOKE_VARS = {
     "sentence_name": "Smoke sentence encoder",
     "vocab_size": "4000",
     "pretrain_steps": "3",
-    "ner_steps": "4",
-    "ner_eval_frequency": "2",
+    "multitask_steps": "4",
+    "multitask_eval_frequency": "2",
     "ner_cnn_steps": "4",
     "ner_cnn_eval_frequency": "2",
-    "ner_gene_steps": "4",
-    "ner_gene_eval_frequency": "2",
-    "re_steps": "3",
-    "re_eval_frequency": "3",
-    "re_dev_limit": "20",
-    "re_test_limit": "100",
     "re_convert_limit": "300",
     # Question answering: a few questions per corpus file, two updates per task.
     "qa_limit": "8",
@@ -41,6 +35,19 @@ SMOKE_VARS = {
     "qa_answer_span_steps": "2",
     "qa_reranker_steps": "2",
     "qa_eval_frequency": "2",
+    "hoc_steps": "3",
+    "hoc_eval_frequency": "3",
+}
+# projects/one-encoder's per-task pipelines (the comparison rows), a few updates each.
+PER_TASK_VARS = {
+    "ner_steps": "4",
+    "ner_eval_frequency": "2",
+    "ner_gene_steps": "4",
+    "ner_gene_eval_frequency": "2",
+    "re_steps": "3",
+    "re_eval_frequency": "3",
+    "re_dev_limit": "20",
+    "re_test_limit": "100",
     "hoc_steps": "3",
     "hoc_eval_frequency": "3",
 }
@@ -61,6 +68,9 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     (project / "results").mkdir()
     shutil.copy(REPO / "results" / "descriptions.yml", project / "results")
     shutil.copytree(REPO / "configs", project / "configs")
+    # The per-task comparison times both releases (benchmarks/release_encoders.py).
+    shutil.copytree(REPO / "benchmarks", project / "benchmarks", ignore=shutil.ignore_patterns("results", "__pycache__"))
+    (project / "benchmarks" / "results").mkdir()
     # The encoder `all` fine-tunes: a tiny random one here, exported as the published one would be.
     # Its vocabulary is characters, so a 128-token window can take ~1,000 wordpieces: room for them.
     encoder_init = make_tiny_encoder(tmp_path / "init_encoder", max_positions=4096)
@@ -74,17 +84,29 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert source["path"] == str(encoder_init) and "model.safetensors" in source["files"]
     source = json.loads((project / "pretrained/sentence_encoder/model/encoder_source.json").read_text())
     assert source["path"] == str(sentence_encoder_init)
-    metrics = json.loads((project / "metrics/ner_test.json").read_text())
-    assert {"ents_p", "ents_r", "ents_f"} <= set(metrics)
-    table = (project / "metrics/results.md").read_text()
-    assert "Smoke encoder (ours)" in table and "spaCy CNN" in table and "(paper)" in table
+    # The multi-task pipeline, stored in float16 and scored component by component as the release ships it.
+    multitask = {row: json.loads((project / f"metrics/multitask/{row}_test.json").read_text())
+                 for row in ("ner", "ner_gene", "relation_extractor", "hallmarks")}
+    assert {"ents_p", "ents_r", "ents_f"} <= set(multitask["ner"]) and multitask["ner_gene"]["types"] == ["GENE"]
+    assert {"rel_micro_f"} <= set(multitask["relation_extractor"]) and "cats_micro_f" in multitask["hallmarks"]
 
-    # Pretraining from scratch, then the no-pretraining NER ablation after `all`: an experiment project
-    # of its own (projects/encoder-ablation), reading the root's outputs through its var root ("../..").
+    # After `all`: the per-task pipelines in their experiment project (projects/one-encoder), pretraining
+    # from scratch, and the no-pretraining NER ablation (projects/encoder-ablation) beside the per-task NER,
+    # each project reading the root's outputs through its var root ("../..").
+    sub_overrides = overrides + [f"--vars.{k}={v}" for k, v in PER_TASK_VARS.items()]
+    for name in ("one-encoder", "encoder-ablation"):
+        (project / "projects" / name).mkdir(parents=True)
+        shutil.copy(REPO / "projects" / name / "project.yml", project / "projects" / name)
+    _run([sys.executable, "-m", "spacy", "project", "run", "per-task", "projects/one-encoder", *sub_overrides], cwd=project)
+    per_task = project / "projects" / "one-encoder"
+    assert "Smoke encoder (ours)" in (per_task / "metrics/results.md").read_text()
+    comparison = (per_task / "results/per_task_comparison.md").read_text()
+    assert "| `ner_gene` | BC2GM test | F1 |" in comparison and "one multi-task encoder" in comparison
+    assert "| component | test set | metric | float32 | float16 |" in (per_task / "results/float16_comparison.md").read_text()
+    speed = json.loads((project / "benchmarks/results/release_encoders.json").read_text())
+    assert speed["pipelines"]["one multi-task encoder"]["encoder_passes_per_token"] == 1.0
     _run([sys.executable, "-m", "spacy", "project", "run", "pretrain", ".", *overrides], cwd=project)
     ablation = project / "projects" / "encoder-ablation"
-    ablation.mkdir(parents=True)
-    shutil.copy(REPO / "projects" / "encoder-ablation" / "project.yml", ablation)
     _run([sys.executable, "-m", "spacy", "project", "run", "pretraining-ablation", "projects/encoder-ablation", *overrides], cwd=project)
     report = json.loads((project / "pretrained/vocab/vocab_report.json").read_text())
     assert report["gene_splits"]["splits"]["biolm-wp"]["BRCA1"]
@@ -93,10 +115,9 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert (project / "pretrained/tiny/pretrain_curve.png").is_file()
     assert "Bio-ELECTRA tiny without pretraining (ours)" in (ablation / "metrics/results_random.md").read_text()
 
-    for dataset in ("gad",):
-        scores = json.loads((project / f"metrics/relations_{dataset}_anonymised.json").read_text())
-        assert {"rel_micro_p", "rel_micro_r", "rel_micro_f"} <= set(scores) and scores["pairs"] > 0
-        assert "(paper)" in (project / f"metrics/relations_{dataset}.md").read_text()
+    scores = json.loads((per_task / "metrics/relations_gad_anonymised.json").read_text())
+    assert {"rel_micro_p", "rel_micro_r", "rel_micro_f"} <= set(scores) and scores["pairs"] > 0
+    assert "(paper)" in (per_task / "metrics/relations_gad.md").read_text()
 
     qa = {name: json.loads((project / f"metrics/{name}_test.json").read_text()) for name in
           ("yes_no", "answer_span", "answer_span_bioasq7b", "answer_reranker")}
@@ -106,21 +127,19 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert qa["answer_reranker"]["rerank_mrr"] is not None
     assert "(paper)" in (project / "metrics/qa_results.md").read_text()
 
-    hoc = json.loads((project / "metrics/hoc_test.json").read_text())
-    assert list(hoc["rows"]) == ["Smoke sentence encoder", "spaCy bag-of-words"]
-    assert {"cats_micro_f", "cats_macro_f"} <= set(hoc["rows"]["spaCy bag-of-words"]["runs"][0])
-    assert "| spaCy bag-of-words (ours) |" in (project / "metrics/hoc.md").read_text()
+    assert {"cats_micro_f", "cats_macro_f"} <= set(json.loads((project / "metrics/hoc_bow_test.json").read_text()))
+    hoc = json.loads((per_task / "metrics/hoc_test.json").read_text())
+    assert list(hoc["rows"]) == ["Smoke sentence encoder"]
 
-    assert {"ents_f"} <= set(json.loads((project / "metrics/ner_gene_test.json").read_text()))
     meta = json.loads((project / "metrics/release_meta.json").read_text())
     assert {"ner_ents_f", "ner_gene_ents_f", "relation_extractor_rel_micro_f", "yes_no_yes_no_f_no",
             "answer_span_answer_strict_acc", "answer_reranker_rerank_mrr", "hallmarks_cats_micro_f"} <= set(meta["performance"])
     assert "| `answer_reranker` |" in (project / "metrics/release.md").read_text()
-    assert meta["description"].count("(ner, ner_gene, relation_extractor, yes_no, answer_span)") == 1
-    assert meta["description"].count("(hallmarks, answer_reranker)") == 1
+    assert meta["description"].count("(yes_no, answer_span)") == 1
+    assert meta["description"].count("(ner, ner_gene, relation_extractor, hallmarks, answer_reranker)") == 1
     train_times = json.loads((project / "metrics/train_times.json").read_text())
-    assert {"ner", "ner_cnn", "ner_gene", "relation_extractor", "yes_no", "answer_span", "answer_reranker",
-            "hallmarks", "hallmarks_bow"} <= set(train_times)
+    assert {"ner,ner_gene,relation_extractor,hallmarks", "ner_cnn", "ner_gene_cnn", "yes_no", "answer_span",
+            "answer_reranker", "hallmarks_bow"} <= set(train_times)
     release = json.loads((project / "results/release.json").read_text())
     assert release["profile"] == "default" and release["device"].startswith("cpu")
     assert all(c["train_seconds"] > 0 for c in release["components"]), release["components"]
@@ -150,7 +169,7 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     shutil.rmtree(project / "training")
     out = _run([sys.executable, "-c", code], cwd=tmp_path, env={"PYTHONPATH": str(site)})
     lines = out.stdout.splitlines()
-    assert lines[0].startswith("['sentencizer', 'transformer', 'ner', 'ner_gene', 'relation_extractor', 'hallmarks'] "
+    assert lines[0].startswith("['sentencizer', 'transformer', 'ner', 'relation_extractor', 'hallmarks'] "
                                "['yes_no', 'answer_span', 'answer_reranker'] 9 ")  # Germline ... cancer + '.'
     assert lines[1] == "10 True"  # the 10 hallmarks of cancer in doc.cats
     assert lines[2] == "True ['no', 'yes']"

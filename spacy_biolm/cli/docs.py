@@ -97,10 +97,11 @@ def includes_cli(
 
 @app.command("one-encoder-table")
 def one_encoder_table_cli(
-    per_task: Path = typer.Argument(Path("results/release.json"), help="The release's results (an encoder per task)"),
-    one_encoder: Path = typer.Argument(Path("projects/one-encoder/results/release.json"), help="Workflow one-encoder's results (projects/one-encoder)"),
+    per_task: Path = typer.Argument(Path("projects/one-encoder/results/per_task.json"), help="Results of the pipelines with an encoder per task (projects/one-encoder, workflow per-task)"),
+    one_encoder: Path = typer.Argument(Path("results/release.json"), help="Results of a release on one encoder (the root's, or an experiment's)"),
     speed: Optional[Path] = typer.Option(None, "--speed", help="benchmarks/results/release_encoders.json: both releases' CPU speed"),
-    output: Path = typer.Option(Path("projects/one-encoder/results/comparison.md"), "--output", help="Markdown file to write"),
+    output: Path = typer.Option(Path("projects/one-encoder/results/per_task_comparison.md"), "--output", help="Markdown file to write"),
+    labels: str = typer.Option("an encoder per task,one encoder", "--labels", help="The two score columns' names, comma-separated"),
 ):
     """What one shared encoder costs against an encoder per task: each component's test score in
     both releases beside the same run's baseline, and (with --speed) their words/s against one
@@ -108,7 +109,10 @@ def one_encoder_table_cli(
     from ..evaluation.release import one_encoder_table
 
     with user_errors():
-        text = one_encoder_table(per_task, one_encoder, speed)
+        names = tuple(name.strip() for name in labels.split(","))
+        if len(names) != 2 or not all(names):
+            raise ValueError(f"--labels expects two names separated by a comma, got {labels!r}")
+        text = one_encoder_table(per_task, one_encoder, speed, names)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(text, encoding="utf8")
     msg.good(f"Wrote {output}")

@@ -85,8 +85,9 @@ def release_results(
     baseline (those in its evaluation JSON under ``baselines``, those its scorer reports, and the
     trained baselines of ``baseline_paths``: ``{component: {title: evaluation JSON}}``), the
     strongest baseline, ``at_or_above_baseline``, the paper's value, the row's scores, and its
-    training's wall time in seconds (``train_seconds``: the component's entry in ``train_times``,
-    the JSON project.yml's timed training steps write, or None). ``run`` (encoder, profile, device,
+    training's wall time in seconds (``train_seconds``: the entry of ``train_times``, the JSON
+    project.yml's timed training steps write, named by the component or by a comma-separated list
+    of the components one training trains together; None if there is none). ``run`` (encoder, profile, device,
     seeds, ...) is recorded as given."""
     paper = json.loads(Path(paper_results).read_text(encoding="utf8")) if paper_results else {}
     timings = json.loads(Path(train_times).read_text(encoding="utf8")) if train_times else {}
@@ -108,9 +109,17 @@ def release_results(
             "baseline": {"name": strongest, "value": measured[strongest]} if strongest else None,
             "at_or_above_baseline": None if strongest is None or ours is None else ours >= measured[strongest],
             "paper": paper_value(paper, component), "scores": row["scores"],
-            "train_seconds": timings.get(component, {}).get("seconds"),
+            "train_seconds": _train_seconds(timings, component),
         })
     return {**dict(run or {}), "components": components}
+
+
+def _train_seconds(timings: Dict[str, dict], component: str) -> Optional[float]:
+    """The seconds of the timed training that trained ``component`` (alone or with others)."""
+    for name, record in timings.items():
+        if component in name.split(",") and isinstance(record, dict):
+            return record.get("seconds")
+    return None
 
 
 def _shown(value: Optional[float], metric: str) -> str:
@@ -266,15 +275,17 @@ def write_release_meta(
     return release_table(rows)
 
 
-def one_encoder_table(per_task: Path, one_encoder: Path, speed: Optional[Path] = None) -> str:
+def one_encoder_table(per_task: Path, one_encoder: Path, speed: Optional[Path] = None,
+                      labels: Tuple[str, str] = ("an encoder per task", "one encoder")) -> str:
     """Markdown: what one shared encoder costs. Per component of the ``one_encoder`` run's results
-    (workflow one-encoder), its headline with an encoder per task (``per_task``: the release's
-    results/release.json, the same run), on the one encoder, the change in points, the strongest
-    baseline (the per-task release's, so named, where the one-encoder run measured none) and
-    whether the one-encoder score is at or above it. With ``speed``
-    (benchmarks/results/release_encoders.json), each release's words/s, its ratio to one raw
-    forward of its encoder and the encoder passes per token. A component missing from
-    ``per_task`` is an error naming it."""
+    (the root's release, or workflow one-encoder's), its headline with an encoder per task
+    (``per_task``: projects/one-encoder's results/per_task.json, the same run), on the one encoder,
+    the change in points, the strongest baseline (the per-task release's, so named, where the
+    one-encoder run measured none) and whether the one-encoder score is at or above it. With
+    ``speed`` (benchmarks/results/release_encoders.json), each release's words/s, its ratio to one
+    raw forward of its encoder and the encoder passes per token. ``labels`` name the two score
+    columns (any two results of the same components: float32 and float16 weights, ...). A
+    component missing from ``per_task`` is an error naming it."""
     results = {name: json.loads(Path(path).read_text(encoding="utf8")) for name, path in
                [("per task", per_task), ("one", one_encoder)]}
     before = {c["component"]: c for c in results["per task"]["components"]}
@@ -294,8 +305,8 @@ def one_encoder_table(per_task: Path, one_encoder: Path, speed: Optional[Path] =
         verdict = _verdict(at_or_above)
         rows.append([f"`{c['component']}`", c["test_set"], metric, _shown(old["ours"], metric), _shown(c["ours"], metric),
                      change_text, f"{_shown(baseline['value'], metric)} ({baseline['name']})", verdict])
-    header = ["component", "test set", "metric", "an encoder per task", "one encoder", "change",
-              "strongest baseline" if borrowed else "strongest baseline, same run", "one encoder ≥ baseline"]
+    header = ["component", "test set", "metric", *labels, "change",
+              "strongest baseline" if borrowed else "strongest baseline, same run", f"{labels[1]} ≥ baseline"]
     run = results["one"]
     text = (f"Run: profile {run.get('profile')}, device {run.get('device')}, encoder {run.get('encoder')}.\n\n"
             + markdown_table(header, rows, numeric=False))

@@ -12,10 +12,10 @@ REPO = Path(__file__).resolve().parents[2]
 CONFIGS = REPO / "configs"
 
 # Not spaCy training configs: pretrain_*.cfg are `spacy-biolm pretrain` settings, tune_*.cfg a
-# hyperopt search space, release.cfg and release_one_encoder.cfg the `spacy assemble` recipes of
+# hyperopt search space, release*.cfg the `spacy assemble` recipes of
 # trained pipelines. release_multitask.cfg trains (spacy_biolm/tests/test_multitask_release.py trains it
 # from its four task corpora).
-NOT_TRAINING = ("pretrain_*.cfg", "tune_*.cfg", "release.cfg", "release_one_encoder.cfg")
+NOT_TRAINING = ("pretrain_*.cfg", "tune_*.cfg", "release.cfg", "release_per_task.cfg", "release_one_encoder.cfg")
 MULTITASK = "release_multitask.cfg"
 
 

@@ -27,7 +27,7 @@ def test_every_profile_of_the_project_loads_and_evaluates_each_last_update(name)
 
 def test_full_is_longer_than_default_where_the_papers_train_longer():
     default, full = profile_vars("default", REPO), profile_vars("full", REPO)
-    for steps in ("ner_steps", "ner_gene_steps", "re_steps", "hoc_steps"):
+    for steps in ("multitask_steps", "ner_cnn_steps", "hoc_steps"):
         assert int(full[steps]) > int(default[steps]), steps
 
 

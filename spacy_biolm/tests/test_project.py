@@ -247,24 +247,15 @@ def test_all_ships_the_encoder_the_ablation_chose():
                    for name in PROJECT["workflows"]["all"]), f"no step of `all` writes {chosen}"
 
 
-@pytest.mark.parametrize("profile", ["default", *sorted(p.stem for p in (REPO / "configs" / "profiles").glob("*.yml"))])
-def test_the_hallmarks_pipeline_is_tuned_tested_and_shipped_at_the_checkpoint_the_profile_names(profile):
-    import srsly
-    from weasel.util import substitute_project_variables
-
-    from spacy_biolm.profiles import load_profile
-
-    # One command naming its checkpoint outright would tune one pipeline and test or ship another.
-    raw = srsly.read_yaml(REPO / "project.yml")
-    assert "training/hoc/model-" not in srsly.json_dumps(raw["commands"])
-    overrides = load_profile(profile, REPO)
-    commands = {command["name"]: command for command in
-                substitute_project_variables(raw, {f"vars.{k}": v for k, v in overrides.items()})["commands"]}
-    checkpoint = overrides.get("hoc_checkpoint", raw["vars"]["hoc_checkpoint"])
-    assert checkpoint in {"model-best", "model-last"}, f"{profile}: hoc_checkpoint {checkpoint!r} is not a spacy train output"
-    assert commands["train-hoc"]["outputs"] == [f"training/hoc/{checkpoint}"]
-    for name in ("train-hoc", "evaluate-hoc", "assemble"):
-        assert f"training/hoc/{checkpoint}" in " ".join(commands[name]["script"]), name
+def test_the_release_ships_the_multitask_pipeline_it_evaluated():
+    # The hallmarks' thresholds are tuned into the pipeline that evaluate-multitask scores: the
+    # release must source that one (float16, as shipped), not the training output beside it.
+    commands = COMMANDS
+    evaluated = "training/multitask_fp16"
+    assert evaluated in commands["evaluate-multitask"]["outputs"]
+    assert f"evaluate multitask {evaluated} " in " ".join(commands["evaluate-multitask"]["script"])
+    assert f"--paths.multitask {evaluated} " in " ".join(commands["assemble"]["script"])
+    assert evaluated in commands["assemble"]["deps"]
 
 
 # --- the experiment projects: projects/<name>/project.yml, each run after the root's `all` -----------------------
@@ -278,7 +269,12 @@ def _subproject(name):
 
 
 def _root_provides(path):
-    """``path`` (relative to the root) is an asset, an output of a root command, or a file of the repository."""
+    """``path`` (relative to the root) is an asset, an output of a root command, an output of another
+    experiment project (``projects/<name>/...``), or a file of the repository."""
+    parts = Path(path).parts
+    if len(parts) > 2 and parts[0] == "projects" and parts[1] in SUBPROJECTS:
+        relative = str(Path(*parts[2:]))
+        return any(relative in command.get("outputs", []) for command in _subproject(parts[1])["commands"])
     assets = {asset["dest"] for asset in PROJECT["assets"]}
     asset_folders = {str(parent) for dest in assets for parent in Path(dest).parents}
     outputs = {output for command in PROJECT["commands"] for output in command.get("outputs", [])}

@@ -125,7 +125,8 @@ def test_results_put_each_headline_beside_its_strongest_baseline_and_the_paper(t
             "most frequent snippet word": {"answer_strict_acc": 0.14}}}),
     }
     cnn = {"ner": {"spaCy CNN": _write(tmp_path / "cnn.json", {"ents_f": 0.81})}}
-    times = _write(tmp_path / "train_times.json", {"ner": {"seconds": 378.0, "returncode": 0}, "ner_cnn": {"seconds": 60.0}})
+    times = _write(tmp_path / "train_times.json", {"ner": {"seconds": 378.0, "returncode": 0}, "ner_cnn": {"seconds": 60.0},
+                                                      "answer_span,answer_reranker": {"seconds": 99.0}})
     results = release_results(metrics, cnn, paper, {"profile": "default", "device": "cpu"}, times)
     by_name = {c["component"]: c for c in results["components"]}
     assert results["profile"] == "default"
@@ -144,6 +145,8 @@ def test_results_put_each_headline_beside_its_strongest_baseline_and_the_paper(t
     table = results_table(results)
     assert table.startswith("Run: profile default, device cpu.")
     assert by_name["ner"]["train_seconds"] == 378.0 and by_name["yes_no"]["train_seconds"] is None
+    # One training of several components (the multi-task pipeline's) is each one's training time.
+    assert by_name["answer_span"]["train_seconds"] == by_name["answer_reranker"]["train_seconds"] == 99.0
     assert "| `ner` | NCBI-disease test | F1 | 80.0 | 81.0 (spaCy CNN) | **no** | 78.3 (Bio-ELECTRA (bio_electra_2020)) | 6.3 |" in table
     assert "| `answer_reranker` | BioASQ reranking test (Bio-ELECTRA) | MRR | 0.200 | 0.260 (zero-shot cosine) | **no** |" in table
 
@@ -233,3 +236,11 @@ def test_one_encoder_table_sets_each_component_beside_its_own_encoder_release(tm
     missing = _write(tmp_path / "partial.json", {"components": [component("ner", 0.8, 0.7)]})
     bad = CliRunner().invoke(app, ["docs", "one-encoder-table", str(missing), str(one), "--output", str(output)])
     assert bad.exit_code == 1 and "has no 'ner_gene'" in " ".join(bad.output.split())
+    # Any two results of the same components, their columns named: float32 against float16 weights.
+    labelled = CliRunner().invoke(app, ["docs", "one-encoder-table", str(per_task), str(one), "--output", str(output),
+                                        "--labels", "float32,float16"])
+    assert labelled.exit_code == 0, labelled.output
+    assert "| component | test set | metric | float32 | float16 | change |" in output.read_text(encoding="utf8")
+    assert "| float16 ≥ baseline |" in output.read_text(encoding="utf8")
+    one_label = CliRunner().invoke(app, ["docs", "one-encoder-table", str(per_task), str(one), "--labels", "float32"])
+    assert one_label.exit_code == 1 and "two names" in one_label.output

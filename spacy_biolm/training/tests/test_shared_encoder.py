@@ -3,7 +3,7 @@
 import pytest
 from spacy.util import load_config
 
-from spacy_biolm.testing import REPO, RELEASE_SENTENCE, make_tiny_one_encoder_release
+from spacy_biolm.testing import REPO, RELEASE_SENTENCE, make_tiny_one_encoder_release, make_tiny_per_task_release
 from spacy_biolm.training.shared_encoder import ADAPTER, LISTENER, STANDARDIZED, pipeline_encoders, share_encoder
 
 CONFIGS = REPO / "configs"
@@ -90,7 +90,7 @@ def test_heads_train_on_the_frozen_encoder_and_assemble_into_one(tiny_release, t
     release = spacy.load(make_tiny_one_encoder_release(tiny_release, tmp_path / "one",
                                                        trained={"ner_gene": tmp_path / "ner_gene" / "model-last"}))
     assert len(pipeline_encoders(release)) == 1
-    assert len(pipeline_encoders(spacy.load(tiny_release))) > 1  # the release with an encoder per task
+    assert len(pipeline_encoders(spacy.load(make_tiny_per_task_release(tiny_release)))) > 1  # an encoder per task
     listeners = release.get_pipe("transformer").listening_components
     assert {"ner", "ner_gene", "relation_extractor", "hallmarks"} <= set(listeners)
     with release.select_pipes(enable=["transformer", "ner_gene"]):  # without the disease entities before it
