@@ -317,10 +317,9 @@ def _release_examples(nlp, task: str) -> list:
     labels and shapes (every QA class present, as class_weights="balanced" needs)."""
     from spacy.training import Example
 
+    from .corpora.hoc import HALLMARKS
     from .doc_data import make_question_doc
     from .pipes.answer_reranker.scorer import GOLD_KEY
-
-    from .corpora.hoc import HALLMARKS
 
     gene, disease = (22, 27), (34, 58)
     if task in ("ner", "ner_gene", "relations", "hoc", "multitask"):

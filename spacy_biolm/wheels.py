@@ -12,12 +12,12 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 from . import __version__
 from .versions import pin_requirement
 
-__all__ = ["SOURCE_DIR", "build_library_wheel", "build_pipeline_wheel", "build_release_wheels"]
+__all__ = ["SOURCE_DIR", "build_library_wheel", "build_pipeline_wheel", "build_release_wheels", "record_wheel_size"]
 
 #: The checkout spacy-biolm is imported from (its pyproject.toml builds the library wheel).
 SOURCE_DIR = Path(__file__).resolve().parents[1]
@@ -84,6 +84,18 @@ def build_pipeline_wheel(pipeline_dir: Path, packages_dir: Path, name: str, vers
     if not wheel.exists():
         raise RuntimeError(f"spacy package did not write {wheel}")
     return wheel
+
+
+def record_wheel_size(results: Path, wheel: Path) -> Dict[str, object]:
+    """Add ``wheel`` (its file name and size in bytes) to the results JSON ``results`` (which the
+    release's evaluation wrote: it must exist); returns the record."""
+    results, wheel = Path(results), Path(wheel)
+    if not results.is_file():
+        raise FileNotFoundError(f"{results} does not exist: the wheel's size is recorded beside the release's scores")
+    record = json.loads(results.read_text(encoding="utf8"))
+    record["wheel"] = {"file": wheel.name, "bytes": wheel.stat().st_size}
+    results.write_text(json.dumps(record, indent=2) + "\n", encoding="utf8")
+    return record["wheel"]
 
 
 def build_release_wheels(pipeline_dir: Path, packages_dir: Path, dist_dir: Path, name: str, version: str,

@@ -143,6 +143,7 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     release = json.loads((project / "results/release.json").read_text())
     assert release["profile"] == "default" and release["device"].startswith("cpu")
     assert all(c["train_seconds"] > 0 for c in release["components"]), release["components"]
+    assert release["wheel"]["file"].startswith("en_bio_electra-") and release["wheel"]["bytes"] > 0
     # README's scores block is this run's, with what the release printed for README's example text.
     from spacy_biolm.evaluation.release import readme_scores
     from spacy_biolm.evaluation.sample import SAMPLE_TEXT

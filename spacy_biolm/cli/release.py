@@ -21,14 +21,17 @@ def package_cli(
     name: str = typer.Option(..., "--name", help="Package name without the language prefix (bio_electra)"),
     version: str = typer.Option(..., "--version", help="Package version"),
     meta_path: Optional[Path] = typer.Option(None, "--meta-path", help="meta.json for the package (default: the pipeline's)"),
+    results: Optional[Path] = typer.Option(None, "--results", help="Also record the pipeline wheel's file name and size in bytes (`wheel`) in this results JSON (results/release.json)"),
 ):
     """Build the pipeline wheel (`spacy package`, its meta requiring exactly this spacy-biolm
     version) and the spacy-biolm wheel beside it; install both with
     `pip install DIST/spacy_biolm-*.whl PACKAGES/en_NAME-VERSION/dist/*.whl`."""
-    from ..wheels import build_release_wheels
+    from ..wheels import build_release_wheels, record_wheel_size
 
     with user_errors(ValueError, KeyError, FileNotFoundError, RuntimeError):
         pipeline_wheel, library_wheel = build_release_wheels(pipeline_dir, packages_dir, dist_dir, name, version, meta_path)
+        if results is not None:
+            record_wheel_size(results, pipeline_wheel)
     msg.good(f"Built {pipeline_wheel} and {library_wheel}")
 
 

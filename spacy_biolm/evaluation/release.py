@@ -109,17 +109,20 @@ def release_results(
             "baseline": {"name": strongest, "value": measured[strongest]} if strongest else None,
             "at_or_above_baseline": None if strongest is None or ours is None else ours >= measured[strongest],
             "paper": paper_value(paper, component), "scores": row["scores"],
-            "train_seconds": _train_seconds(timings, component),
+            **_training(timings, component),
         })
     return {**dict(run or {}), "components": components}
 
 
-def _train_seconds(timings: Dict[str, dict], component: str) -> Optional[float]:
-    """The seconds of the timed training that trained ``component`` (alone or with others)."""
+def _training(timings: Dict[str, dict], component: str) -> Dict[str, object]:
+    """``train_seconds`` of the timed training that trained ``component``, and ``trained_with``
+    (the components trained with it in that one training) where it was not alone."""
     for name, record in timings.items():
-        if component in name.split(",") and isinstance(record, dict):
-            return record.get("seconds")
-    return None
+        together = name.split(",")
+        if component in together and isinstance(record, dict):
+            others = [c for c in together if c != component]
+            return {"train_seconds": record.get("seconds"), **({"trained_with": others} if others else {})}
+    return {"train_seconds": None}
 
 
 def _shown(value: Optional[float], metric: str) -> str:
@@ -142,6 +145,8 @@ def results_table(results: Dict[str, object]) -> str:
         paper = c["paper"] or {"name": "n/a", "value": None}
         verdict = _verdict(c["at_or_above_baseline"])
         minutes = "n/a" if c.get("train_seconds") is None else f"{c['train_seconds'] / 60:.1f}"
+        if c.get("trained_with") and c.get("train_seconds") is not None:
+            minutes += " (one training with " + ", ".join(f"`{other}`" for other in c["trained_with"]) + ")"
         rows.append([f"`{c['component']}`", c["test_set"], c["metric"], _shown(c["ours"], c["metric"]),
                      f"{_shown(baseline['value'], c['metric'])} ({baseline['name']})", verdict,
                      f"{_shown(paper['value'], c['metric'])} ({paper['name']})", minutes])
@@ -165,6 +170,8 @@ def readme_scores(results_path: Path) -> str:
 
     results = json.loads(Path(results_path).read_text(encoding="utf8"))
     table = results_table(results)
+    if "wheel" in results:  # written by the package step
+        table += f"\nThe pipeline wheel `{results['wheel']['file']}`: {results['wheel']['bytes'] / 1e6:.1f} MB.\n"
     # The last line names the run's commit and date (an HTML comment), when release.json records them.
     return with_run_comment(table + ("\n" + sample_markdown(results["sample"]) if "sample" in results else ""), results.get("run"))
 

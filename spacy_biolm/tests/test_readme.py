@@ -53,17 +53,21 @@ def test_readme_example_is_the_text_the_run_records():
 
 
 def test_all_regenerates_the_readme_blocks_that_quote_what_it_writes():
-    # `make all` rewrites results/release.json; README's scores block and results/README.md must be
-    # rewritten by the same step, after it, or `make test` after `make all` fails on stale copies.
+    # `make all` writes results/release.json (assemble: the scores; package: the wheel's size). README's
+    # scores block and results/README.md must be rewritten after the last of them, or `make test` after
+    # `make all` fails on stale copies.
     project = load_project(REPO)
     commands = {command["name"]: command for command in project["commands"]}
     writers = [name for name in project["workflows"]["all"] if "results/release.json" in commands[name].get("outputs", [])]
     assert writers == ["assemble"]
-    script = [shlex.split(line) for line in commands["assemble"]["script"]]
-    release_meta = next(i for i, tokens in enumerate(script) if tokens[3:5] == ["evaluate", "release-meta"])
+    assert project["workflows"]["all"][-1] == "package"
+    release_meta = [shlex.split(line) for line in commands["assemble"]["script"]][-1]
+    assert release_meta[3:5] == ["evaluate", "release-meta"] and "--sample-model" in release_meta
+    script = [shlex.split(line) for line in commands["package"]["script"]]
+    package = next(i for i, tokens in enumerate(script) if tokens[3:5] == ["release", "package"])
     scores = next(i for i, tokens in enumerate(script) if tokens[3:5] == ["docs", "scores-table"])
     index = next(i for i, tokens in enumerate(script) if tokens[3:5] == ["docs", "results-index"])
-    assert index > release_meta and scores > release_meta and "--sample-model" in script[release_meta]
+    assert "results/release.json" in script[package] and index > package and scores > package
 
 
 def test_the_recorded_sample_is_shown_under_the_scores(tmp_path):
@@ -93,3 +97,13 @@ def test_sample_output_records_what_readmes_snippet_prints(tiny_release):
     assert record["relations"] == [[r.head.text, r.tail.text, r.label, round(r.score, 2)] for r in doc._.relations]
     assert set(record["hallmarks"]) <= set(HALLMARKS)
     json.dumps(record)  # it goes into results/release.json
+
+
+def test_the_wheels_size_is_shown_under_the_scores_once_the_package_step_recorded_it(tmp_path):
+    results = json.loads((REPO / "results" / "release.json").read_text(encoding="utf8"))
+    plain, packaged = tmp_path / "plain.json", tmp_path / "packaged.json"
+    plain.write_text(json.dumps({k: v for k, v in results.items() if k != "wheel"}), encoding="utf8")
+    packaged.write_text(json.dumps({**results, "wheel": {"file": "en_bio_electra-0.2.0-py3-none-any.whl", "bytes": 123_456_789}}),
+                        encoding="utf8")
+    line = "The pipeline wheel `en_bio_electra-0.2.0-py3-none-any.whl`: 123.5 MB."
+    assert line in readme_scores(packaged) and "pipeline wheel" not in readme_scores(plain)

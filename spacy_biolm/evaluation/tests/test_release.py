@@ -147,6 +147,8 @@ def test_results_put_each_headline_beside_its_strongest_baseline_and_the_paper(t
     assert by_name["ner"]["train_seconds"] == 378.0 and by_name["yes_no"]["train_seconds"] is None
     # One training of several components (the multi-task pipeline's) is each one's training time.
     assert by_name["answer_span"]["train_seconds"] == by_name["answer_reranker"]["train_seconds"] == 99.0
+    assert by_name["answer_span"]["trained_with"] == ["answer_reranker"] and "trained_with" not in by_name["ner"]
+    assert "| 1.6 (one training with `answer_span`) |" in results_table(results)
     assert "| `ner` | NCBI-disease test | F1 | 80.0 | 81.0 (spaCy CNN) | **no** | 78.3 (Bio-ELECTRA (bio_electra_2020)) | 6.3 |" in table
     assert "| `answer_reranker` | BioASQ reranking test (Bio-ELECTRA) | MRR | 0.200 | 0.260 (zero-shot cosine) | **no** |" in table
 
