@@ -37,6 +37,7 @@ __all__ = [
     "utc_now",
     "run_record",
     "stamp_json",
+    "add_fields",
     "write_json",
     "git_log_record",
     "run_comment",
@@ -113,6 +114,20 @@ def stamp_json(target: Union[PathLike, Dict[str, object]], record: Optional[Dict
     stamped = stamp_json(data, record)
     path.write_text(json.dumps(stamped, indent=2) + "\n", encoding="utf8")
     return stamped
+
+
+def add_fields(path: PathLike, **fields) -> Dict[str, object]:
+    """Add (or replace) ``fields`` in the result JSON object at ``path``, which a run wrote (its
+    record stays as it is); returns the object written."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist: a result file is added to after the run that writes it")
+    data = json.loads(path.read_text(encoding="utf8"))
+    if not isinstance(data, dict):
+        raise TypeError(f"{path} holds a JSON {type(data).__name__}, not an object: cannot add {', '.join(fields)}")
+    data.update(fields)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf8")
+    return data
 
 
 def write_json(path: PathLike, data: Dict[str, object], indent: int = 2, **run_fields) -> Dict[str, object]:

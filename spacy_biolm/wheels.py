@@ -89,13 +89,10 @@ def build_pipeline_wheel(pipeline_dir: Path, packages_dir: Path, name: str, vers
 def record_wheel_size(results: Path, wheel: Path) -> Dict[str, object]:
     """Add ``wheel`` (its file name and size in bytes) to the results JSON ``results`` (which the
     release's evaluation wrote: it must exist); returns the record."""
-    results, wheel = Path(results), Path(wheel)
-    if not results.is_file():
-        raise FileNotFoundError(f"{results} does not exist: the wheel's size is recorded beside the release's scores")
-    record = json.loads(results.read_text(encoding="utf8"))
-    record["wheel"] = {"file": wheel.name, "bytes": wheel.stat().st_size}
-    results.write_text(json.dumps(record, indent=2) + "\n", encoding="utf8")
-    return record["wheel"]
+    from .run_record import add_fields
+
+    wheel = Path(wheel)
+    return add_fields(results, wheel={"file": wheel.name, "bytes": wheel.stat().st_size})["wheel"]
 
 
 def build_release_wheels(pipeline_dir: Path, packages_dir: Path, dist_dir: Path, name: str, version: str,

@@ -38,7 +38,8 @@ SMOKE_VARS = {
     "hoc_steps": "3",
     "hoc_eval_frequency": "3",
 }
-# projects/one-encoder's per-task pipelines (the comparison rows), a few updates each.
+# projects/one-encoder's per-task pipelines (the comparison rows), a few updates each (its HoC takes
+# SMOKE_VARS' hoc_steps).
 PER_TASK_VARS = {
     "ner_steps": "4",
     "ner_eval_frequency": "2",
@@ -48,8 +49,6 @@ PER_TASK_VARS = {
     "re_eval_frequency": "3",
     "re_dev_limit": "20",
     "re_test_limit": "100",
-    "hoc_steps": "3",
-    "hoc_eval_frequency": "3",
 }
 
 

@@ -183,15 +183,12 @@ def release_meta_cli(
         if sample_model is not None:
             if results is None:
                 raise ValueError("--sample-model records into --results: give both")
-            import json
-
             import spacy
 
             from ..evaluation.sample import sample_output
+            from ..run_record import add_fields
 
-            record = json.loads(results.read_text(encoding="utf8"))
-            record["sample"] = sample_output(spacy.load(sample_model))
-            results.write_text(json.dumps(record, indent=2) + "\n", encoding="utf8")
+            add_fields(results, sample=sample_output(spacy.load(sample_model)))
 
 
 def objective_option():

@@ -250,12 +250,11 @@ def test_all_ships_the_encoder_the_ablation_chose():
 def test_the_release_ships_the_multitask_pipeline_it_evaluated():
     # The hallmarks' thresholds are tuned into the pipeline that evaluate-multitask scores: the
     # release must source that one (float16, as shipped), not the training output beside it.
-    commands = COMMANDS
     evaluated = "training/multitask_fp16"
-    assert evaluated in commands["evaluate-multitask"]["outputs"]
-    assert f"evaluate multitask {evaluated} " in " ".join(commands["evaluate-multitask"]["script"])
-    assert f"--paths.multitask {evaluated} " in " ".join(commands["assemble"]["script"])
-    assert evaluated in commands["assemble"]["deps"]
+    assert evaluated in COMMANDS["evaluate-multitask"]["outputs"]
+    assert f"evaluate multitask {evaluated} " in " ".join(COMMANDS["evaluate-multitask"]["script"])
+    assert f"--paths.multitask {evaluated} " in " ".join(COMMANDS["assemble"]["script"])
+    assert evaluated in COMMANDS["assemble"]["deps"]
 
 
 # --- the experiment projects: projects/<name>/project.yml, each run after the root's `all` -----------------------

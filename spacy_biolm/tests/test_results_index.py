@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from spacy_biolm.cli import app
 from spacy_biolm.results_index import INDEX_PATH, backfill_records, index_rows, results_index, write_results_index
-from spacy_biolm.run_record import (COMMIT_ENV, git_log_record, read_record, read_run_comment, run_comment, run_record,
-                                    stamp_json, with_run_comment, write_json)
+from spacy_biolm.run_record import (COMMIT_ENV, add_fields, git_log_record, read_record, read_run_comment, run_comment,
+                                    run_record, stamp_json, with_run_comment, write_json)
 from spacy_biolm.testing import REPO
 
 DESCRIPTIONS = """\
@@ -114,6 +114,18 @@ def test_stamp_json_merges_into_an_existing_run_and_rewrites_a_file(tmp_path):
         stamp_json(tmp_path / "list.json", record)
     with pytest.raises(TypeError, match="not a mapping"):
         stamp_json({"run": "fast"}, record)
+
+
+def test_fields_added_to_a_result_file_keep_its_run_record(tmp_path):
+    path = tmp_path / "release.json"
+    written = write_json(path, {"scores": 2}, profile="default")
+    assert add_fields(path, sample={"text": "x"}) == {**written, "sample": {"text": "x"}}
+    assert json.loads(path.read_text())["run"] == written["run"]
+    with pytest.raises(FileNotFoundError, match="missing.json does not exist"):
+        add_fields(tmp_path / "missing.json", sample={})
+    (tmp_path / "list.json").write_text("[1]")
+    with pytest.raises(TypeError, match="not an object: cannot add sample"):
+        add_fields(tmp_path / "list.json", sample={})
 
 
 def test_a_markdown_table_names_its_run_on_its_last_line():
