@@ -1,0 +1,154 @@
+"""The ``typed_ner`` pipeline component: spaCy's ``ner`` for a fixed set of entity types.
+
+Two things set it apart from ``ner``, and both are for corpora that each annotate some types:
+
+* **It learns only from Docs that annotate all of its types.** A Doc whose corpus recorded other
+  types (:func:`~spacy_biolm.doc_data.annotated_entity_types`: NCBI-disease annotates DISEASE)
+  is, for a GENE ``typed_ner``, a Doc whose entity tags are all missing: its ``O`` tokens say
+  "no disease here", not "no gene here". One ``ner`` for DISEASE and GENE cannot tell the two
+  apart (spaCy's missing value is per token), so each corpus taught it that the other's type is
+  no entity. Entities of other types in a Doc it learns from are ``O`` for it (a flat annotation:
+  a gene is not a disease). A Doc that records no types annotates every type.
+* **It adds its entities beside those already on the Doc.** ``ner`` treats earlier entities as
+  presets it must reproduce, which a component without their labels cannot do; ``typed_ner``
+  parses as if the Doc had none and keeps each earlier entity where its own would overlap, so a
+  pipeline can run one ``typed_ner`` per group of types (each listening to one ``transformer``).
+
+Its labels are ``entity_types`` (config), never learnt from the data.
+"""
+
+from contextlib import contextmanager
+from typing import Callable, Iterator, List, Optional, Sequence
+
+import numpy
+from spacy.attrs import ENT_IOB, ENT_KB_ID, ENT_TYPE
+from spacy.language import Language
+from spacy.pipeline.ner import DEFAULT_NER_MODEL, EntityRecognizer
+from spacy.tokens import Doc
+from spacy.training import Example
+from thinc.api import Model
+
+from ...doc_data import annotated_entity_types
+
+__all__ = ["TypedEntityRecognizer", "make_typed_ner", "learning_view"]
+
+_ENT_ATTRS = [ENT_IOB, ENT_TYPE, ENT_KB_ID]
+
+
+@contextmanager
+def _entities_hidden(docs: Sequence[Doc]) -> Iterator[None]:
+    """Every token's entity tag missing inside the block, restored exactly after it."""
+    saved = [doc.to_array(_ENT_ATTRS) for doc in docs]
+    for doc in docs:
+        doc.set_ents([], default="missing")
+    try:
+        yield
+    finally:
+        for doc, array in zip(docs, saved):
+            doc.from_array(_ENT_ATTRS, array)
+
+
+def learning_view(reference: Doc, entity_types: Sequence[str]) -> Doc:
+    """What a ``typed_ner`` of ``entity_types`` learns from ``reference``: a copy whose entity
+    tags are all missing when its corpus does not annotate every one of the types, else whose
+    entities of other types are ``O``. Returns ``reference`` itself when nothing changes."""
+    annotated = annotated_entity_types(reference)
+    if annotated is not None and not set(entity_types) <= annotated:
+        if not reference.has_annotation("ENT_IOB"):
+            return reference
+        view = reference.copy()
+        view.set_ents([], default="missing")
+        return view
+    foreign = [e for e in reference.ents if e.label_ not in entity_types]
+    if not foreign:
+        return reference
+    view = reference.copy()
+    view.set_ents([], outside=[view[e.start:e.end] for e in foreign], default="unmodified")
+    return view
+
+
+class TypedEntityRecognizer(EntityRecognizer):
+    """spaCy's ``EntityRecognizer`` restricted to ``entity_types``: learns only from Docs that
+    annotate them all and adds its entities beside the Doc's earlier ones."""
+
+    def __init__(self, vocab, model, name: str = "typed_ner", *, entity_types: Sequence[str], **kwargs):
+        if not entity_types or not all(isinstance(t, str) and t for t in entity_types):
+            raise ValueError(f"typed_ner '{name}': entity_types must name at least one entity label, got {entity_types!r}")
+        super().__init__(vocab, model, name, **kwargs)
+        self.entity_types = tuple(sorted(set(entity_types)))
+
+    def add_label(self, label: str) -> int:
+        if label not in self.entity_types:
+            raise ValueError(f"typed_ner '{self.name}' recognises only {list(self.entity_types)} (its config's "
+                             f"entity_types), not '{label}'")
+        return super().add_label(label)
+
+    def _ensure_labels_are_added(self, docs):
+        # spaCy's parser adds every label it sees on a Doc; these labels are fixed by the config.
+        return None
+
+    def initialize(self, get_examples: Callable[[], Sequence[Example]], nlp: Optional[Language] = None, labels=None):
+        """Initialize with ``entity_types`` as the labels (``labels`` must be None or the same)."""
+        if labels is not None and set(labels) != set(self.entity_types):
+            raise ValueError(f"typed_ner '{self.name}': initialize labels {sorted(labels)} differ from its "
+                             f"entity_types {list(self.entity_types)}")
+        actions = self.moves.get_actions(entity_types=self.entity_types)
+        super().initialize(lambda: (self._learning_example(eg) for eg in get_examples()), nlp=nlp, labels=actions)
+
+    def _learning_example(self, eg: Example) -> Example:
+        view = learning_view(eg.reference, self.entity_types)
+        return eg if view is eg.reference else Example(eg.predicted, view)
+
+    def update(self, examples: Sequence[Example], *, drop: float = 0.0, sgd=None, losses=None):
+        """spaCy's update on each Example's :func:`learning_view`, parsed from a Doc without entities."""
+        examples = [self._learning_example(eg) for eg in examples]
+        with _entities_hidden([eg.predicted for eg in examples]):
+            return super().update(examples, drop=drop, sgd=sgd, losses=losses)
+
+    def predict(self, docs: Sequence[Doc]):
+        with _entities_hidden(docs):
+            return super().predict(docs)
+
+    def set_annotations(self, docs: Sequence[Doc], states) -> None:
+        """Add the parsed entities to each Doc where they overlap none of its earlier entities."""
+        with _entities_hidden(docs):
+            super().set_annotations(docs, states)
+            found = [list(doc.ents) for doc in docs]
+        for doc, own in zip(docs, found):
+            earlier = list(doc.ents)
+            taken = numpy.zeros(len(doc) + 1, dtype=bool)
+            for ent in earlier:
+                taken[ent.start:ent.end] = True
+            added = [e for e in own if not taken[e.start:e.end].any()]
+            doc.set_ents(earlier + added, default="outside")
+
+
+@Language.factory(
+    "typed_ner",
+    assigns=["doc.ents", "token.ent_iob", "token.ent_type"],
+    default_config={
+        "model": DEFAULT_NER_MODEL,
+        "entity_types": [],
+        "update_with_oracle_cut_size": 100,
+        "incorrect_spans_key": None,
+        "scorer": {"@scorers": "spacy-biolm.annotated_entities_scorer.v1"},
+    },
+    default_score_weights={"ents_f": 1.0, "ents_p": 0.0, "ents_r": 0.0, "ents_per_type": None},
+)
+def make_typed_ner(
+    nlp: Language,
+    name: str,
+    model: Model,
+    entity_types: List[str],
+    update_with_oracle_cut_size: int,
+    incorrect_spans_key: Optional[str],
+    scorer: Optional[Callable],
+) -> TypedEntityRecognizer:
+    """An ``ner`` for exactly ``entity_types``: trained only on Docs that annotate all of them
+    (:func:`learning_view`), its entities added beside the Doc's earlier ones. The model and the
+    other settings are spaCy ``ner``'s; the scorer counts in each Doc the types it annotates."""
+    return TypedEntityRecognizer(
+        nlp.vocab, model, name, entity_types=entity_types,
+        update_with_oracle_cut_size=update_with_oracle_cut_size,
+        incorrect_spans_key=incorrect_spans_key, scorer=scorer,
+    )

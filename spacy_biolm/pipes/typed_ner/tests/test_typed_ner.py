@@ -1,0 +1,114 @@
+"""typed_ner: learns only from Docs annotating its types, adds its entities beside earlier ones."""
+
+import pytest
+import spacy
+from spacy.tokens import Span
+from spacy.training import Example
+
+from spacy_biolm.doc_data import set_annotated_entity_types
+from spacy_biolm.pipes.typed_ner.component import learning_view
+from spacy_biolm.testing import overfit
+
+SMALL_TOK2VEC = {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 32, "depth": 1,
+                 "embed_size": 500, "window_size": 1, "maxout_pieces": 2, "subword_features": True}
+SMALL_MODEL = {"@architectures": "spacy.TransitionBasedParser.v2", "state_type": "ner", "extra_state_tokens": False,
+               "hidden_width": 32, "maxout_pieces": 2, "use_upper": True, "nO": None, "tok2vec": SMALL_TOK2VEC}
+
+
+def _doc(nlp, text, ents, types):
+    doc = nlp.make_doc(text)
+    doc.set_ents([Span(doc, start, end, label=label) for start, end, label in ents], default="outside")
+    set_annotated_entity_types(doc, types)
+    return doc
+
+
+def _corpus(nlp):
+    """A disease corpus whose sentences mention genes it does not annotate, and a gene corpus
+    whose sentences mention diseases it does not annotate: each type's only evidence of the
+    other word being no entity would be the other corpus's O tags."""
+    examples = []
+    for _ in range(4):
+        examples.append(Example(nlp.make_doc("BRCA1 carriers get breast cancer ."),
+                                _doc(nlp, "BRCA1 carriers get breast cancer .", [(3, 5, "DISEASE")], ["DISEASE"])))
+        examples.append(Example(nlp.make_doc("breast cancer needs BRCA1 repair ."),
+                                _doc(nlp, "breast cancer needs BRCA1 repair .", [(3, 4, "GENE")], ["GENE"])))
+        examples.append(Example(nlp.make_doc("carriers get BRCA1 tests ."),
+                                _doc(nlp, "carriers get BRCA1 tests .", [(2, 3, "GENE")], ["GENE"])))
+    return examples
+
+
+def _pipeline():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("typed_ner", name="ner", config={"entity_types": ["DISEASE"], "model": SMALL_MODEL})
+    nlp.add_pipe("typed_ner", name="ner_gene", config={"entity_types": ["GENE"], "model": SMALL_MODEL})
+    return nlp
+
+
+def test_each_typed_ner_learns_its_type_where_the_other_corpus_says_O():
+    nlp = _pipeline()
+    examples = _corpus(nlp)
+    nlp.initialize(lambda: examples)
+    assert nlp.get_pipe("ner").labels == ("DISEASE",) and nlp.get_pipe("ner_gene").labels == ("GENE",)
+    overfit(nlp, examples, steps=60, learn_rate=0.01)
+    doc = nlp("BRCA1 carriers get breast cancer .")
+    assert [(e.text, e.label_) for e in doc.ents] == [("BRCA1", "GENE"), ("breast cancer", "DISEASE")]
+    doc = nlp("breast cancer needs BRCA1 repair .")
+    assert [(e.text, e.label_) for e in doc.ents] == [("breast cancer", "DISEASE"), ("BRCA1", "GENE")]
+
+
+def test_a_plain_ner_on_the_same_corpora_learns_that_the_other_type_is_no_entity():
+    """The fault typed_ner exists for: one ner for both types drops BRCA1 from the disease sentence."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ner", config={"model": SMALL_MODEL})
+    examples = _corpus(nlp)
+    nlp.initialize(lambda: examples)
+    overfit(nlp, examples, steps=60, learn_rate=0.01)
+    assert [e.text for e in nlp("BRCA1 carriers get breast cancer .").ents] == ["breast cancer"]
+
+
+def test_learning_view_masks_docs_without_its_types_and_makes_other_types_outside():
+    nlp = spacy.blank("en")
+    disease = _doc(nlp, "BRCA1 carriers get breast cancer .", [(3, 5, "DISEASE")], ["DISEASE"])
+    masked = learning_view(disease, ["GENE"])
+    assert masked is not disease and all(t.ent_iob_ == "" for t in masked)
+    assert learning_view(disease, ["DISEASE"]) is disease
+    assert all(t.ent_iob_ == "" for t in learning_view(disease, ["DISEASE", "GENE"]))  # annotates only one of two
+    both = _doc(nlp, "BRCA1 carriers get breast cancer .", [(0, 1, "GENE"), (3, 5, "DISEASE")], ["DISEASE", "GENE"])
+    view = learning_view(both, ["GENE"])
+    assert [(e.text, e.label_) for e in view.ents] == [("BRCA1", "GENE")]
+    assert [t.ent_iob_ for t in view] == ["B", "O", "O", "O", "O", "O"]
+    assert [e.label_ for e in both.ents] == ["GENE", "DISEASE"]  # the reference itself is untouched
+
+
+def test_earlier_entities_are_kept_and_never_overlapped():
+    nlp = _pipeline()
+    examples = _corpus(nlp)
+    nlp.initialize(lambda: examples)
+    overfit(nlp, examples, steps=60, learn_rate=0.01)
+    doc = nlp.make_doc("BRCA1 carriers get breast cancer .")
+    doc.set_ents([Span(doc, 0, 2, label="CELL", kb_id="CL:1")], default="missing")  # a given entity over BRCA1
+    doc = nlp.get_pipe("ner_gene")(nlp.get_pipe("ner")(doc))
+    assert [(e.text, e.label_, e.kb_id_) for e in doc.ents] == [("BRCA1 carriers", "CELL", "CL:1"),
+                                                                ("breast cancer", "DISEASE", "")]
+    assert all(t.ent_iob_ for t in doc)  # every token annotated, as after spaCy's ner
+
+
+def test_labels_come_from_the_config_only():
+    nlp = spacy.blank("en")
+    ner = nlp.add_pipe("typed_ner", config={"entity_types": ["GENE"], "model": SMALL_MODEL})
+    with pytest.raises(ValueError, match="recognises only \\['GENE'\\]"):
+        ner.add_label("DISEASE")
+    with pytest.raises(ValueError, match="entity_types must name"):
+        spacy.blank("en").add_pipe("typed_ner", config={"model": SMALL_MODEL})
+
+
+def test_round_trip_keeps_types_and_predictions(tmp_path):
+    nlp = _pipeline()
+    examples = _corpus(nlp)
+    nlp.initialize(lambda: examples)
+    overfit(nlp, examples, steps=40, learn_rate=0.01)
+    nlp.to_disk(tmp_path / "nlp")
+    loaded = spacy.load(tmp_path / "nlp")
+    assert loaded.get_pipe("ner_gene").entity_types == ("GENE",)
+    text = "BRCA1 carriers get breast cancer ."
+    assert [(e.start, e.end, e.label_) for e in loaded(text).ents] == [(e.start, e.end, e.label_) for e in nlp(text).ents]
