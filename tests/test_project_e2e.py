@@ -124,6 +124,11 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert {"answer_em", "answer_f1"} <= set(qa["answer_span"])
     assert {"answer_strict_acc", "answer_lenient_acc", "answer_mrr"} <= set(qa["answer_span_bioasq7b"])
     assert qa["answer_reranker"]["rerank_mrr"] is not None
+    # Scored as they ship: the release's QA pipelines are the float16 copies evaluate-qa scored.
+    for name in ("yes_no", "answer_span", "answer_reranker"):
+        trained, shipped = (project / "training" / name / "model-best"), (project / "training/qa_fp16" / name / "model-best")
+        assert (shipped / name / "model").stat().st_size < 0.75 * (trained / name / "model").stat().st_size
+        assert (project / "training/release" / name / "model").read_bytes() == (shipped / name / "model").read_bytes()
     assert "(paper)" in (project / "metrics/qa_results.md").read_text()
 
     assert {"cats_micro_f", "cats_macro_f"} <= set(json.loads((project / "metrics/hoc_bow_test.json").read_text()))
@@ -169,7 +174,7 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     shutil.rmtree(project / "training")
     out = _run([sys.executable, "-c", code], cwd=tmp_path, env={"PYTHONPATH": str(site)})
     lines = out.stdout.splitlines()
-    assert lines[0].startswith("['sentencizer', 'transformer', 'ner', 'relation_extractor', 'hallmarks'] "
+    assert lines[0].startswith("['sentencizer', 'transformer', 'ner', 'ner_gene', 'relation_extractor', 'hallmarks'] "
                                "['yes_no', 'answer_span', 'answer_reranker'] 9 ")  # Germline ... cancer + '.'
     assert lines[1] == "10 True"  # the 10 hallmarks of cancer in doc.cats
     assert lines[2] == "True ['no', 'yes']"

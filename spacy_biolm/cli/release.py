@@ -39,13 +39,14 @@ def package_cli(
 def halve_cli(
     pipeline_dir: Path = typer.Argument(..., help="A saved pipeline (e.g. training/release)", exists=True),
     output_dir: Path = typer.Argument(..., help="New directory for its copy with float16 encoder weights"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace OUTPUT_DIR if it holds a saved pipeline (an earlier copy)"),
 ):
     """Copy a pipeline with every encoder's weights stored in float16 (half the bytes); it loads
     and runs in float32 as before, with the weights rounded."""
     from ..encoders.half_precision import halve_pipeline
 
     with user_errors(FileNotFoundError, FileExistsError, ValueError):
-        sizes = halve_pipeline(pipeline_dir, output_dir)
+        sizes = halve_pipeline(pipeline_dir, output_dir, overwrite=overwrite)
     for component, (before, after) in sizes.items():
         msg.good(f"{component}: {before:,} -> {after:,} bytes")
     if not sizes:

@@ -1,11 +1,12 @@
 """Which entity types a Doc's gold ``doc.ents`` annotate, and the entities given to a Doc for
 relation extraction.
 
-One ``ner`` finds every entity type of the release (DISEASE, GENE, ...), but each NER corpus
-annotates only its own: in NCBI-disease a gene is not marked, so it is not a negative of GENE
-either. A reference Doc records the types its ``doc.ents`` are complete for in ``doc.user_data``
-(it survives ``DocBin(store_user_data=True)``); the NER scorer then counts, in each Doc, only
-entities of those types, predicted or gold. A Doc without the record annotates every type (spaCy's
+The release finds several entity types (DISEASE, GENE, ...), but each NER corpus annotates only
+its own: in NCBI-disease a gene is not marked, so it is not a negative of GENE either. A
+reference Doc records the types its ``doc.ents`` are complete for in ``doc.user_data``
+(it survives ``DocBin(store_user_data=True)``); a ``typed_ner`` learns only from Docs that
+annotate its types, and the NER scorer counts, in each Doc, only entities of those types,
+predicted or gold. A Doc without the record annotates every type (spaCy's
 convention for ``doc.ents``).
 
 Relation extraction is trained and scored on gold entities (as the papers do). In a pipeline with

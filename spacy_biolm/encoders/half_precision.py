@@ -47,15 +47,22 @@ def halve_model_bytes(model_bytes: bytes) -> Tuple[bytes, int]:
     return srsly.msgpack_dumps(msg), changed
 
 
-def halve_pipeline(pipeline_dir: Path, output_dir: Path) -> Dict[str, Tuple[int, int]]:
+def halve_pipeline(pipeline_dir: Path, output_dir: Path, overwrite: bool = False) -> Dict[str, Tuple[int, int]]:
     """Copy the pipeline at ``pipeline_dir`` to ``output_dir`` with its encoders' weights in
-    float16. Returns ``{component: (bytes before, bytes after)}`` for each model file changed;
-    an existing ``output_dir`` is an error (nothing is overwritten)."""
+    float16. Returns ``{component: (bytes before, bytes after)}`` for each model file changed.
+    An existing ``output_dir`` is an error unless ``overwrite`` and it is a saved pipeline (an
+    earlier copy: a rerun replaces it; any other directory is never removed)."""
     pipeline_dir, output_dir = Path(pipeline_dir), Path(output_dir)
     if not (pipeline_dir / "config.cfg").is_file():
         raise FileNotFoundError(f"{pipeline_dir} is not a saved spaCy pipeline (no config.cfg)")
     if output_dir.exists():
-        raise FileExistsError(f"{output_dir} exists; give a new directory for the float16 copy")
+        if not overwrite:
+            raise FileExistsError(f"{output_dir} exists; give a new directory for the float16 copy (or --overwrite)")
+        if not (output_dir / "config.cfg").is_file():
+            raise FileExistsError(f"{output_dir} exists and is not a saved spaCy pipeline (no config.cfg): not overwritten")
+        if output_dir.resolve() == pipeline_dir.resolve():
+            raise ValueError(f"{output_dir} is the pipeline being halved; give another directory")
+        shutil.rmtree(output_dir)
     shutil.copytree(pipeline_dir, output_dir)
     sizes = {}
     for model_file in sorted(output_dir.glob("*/model")):

@@ -1,6 +1,6 @@
 """A ``ner``'s scores on a test set that annotates some of its entity types.
 
-The multi-task release's one ``ner`` finds DISEASE and GENE; NCBI-disease's test set marks
+The multi-task release finds DISEASE and GENE (a ``typed_ner`` each); NCBI-disease's test set marks
 diseases only, BC2GM's genes only. Each is scored on its own types
 (:func:`~spacy_biolm.pipes.entity_scorer.score_annotated_entities`), which for one type is that
 type's P/R/F1 in ``spacy evaluate``'s ``ents_per_type``, the number the per-task ``ner`` is

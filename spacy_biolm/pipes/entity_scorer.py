@@ -1,7 +1,7 @@
 """Entity scores over Docs that annotate different entity types.
 
 spaCy's ``ner`` scorer counts every predicted entity of a Doc against its gold ``doc.ents``. When
-one ``ner`` finds DISEASE and GENE but its dev Docs come from NCBI-disease (diseases only) and
+a pipeline finds DISEASE and GENE but its dev Docs come from NCBI-disease (diseases only) and
 BC2GM (genes only), that would call each correct gene found in an NCBI-disease sentence a false
 positive. This scorer counts, in each Doc, only the entity types it annotates
 (:func:`spacy_biolm.doc_data.annotated_entity_types`; every type when the Doc does not say), and

@@ -285,6 +285,13 @@ def test_halving_stores_the_encoder_in_float16_and_loads_it_in_float32(trained, 
     assert half(text).cats == pytest.approx(nlp(text).cats, abs=1e-2)
     again = CliRunner().invoke(app, ["release", "halve", str(trained), str(tmp_path / "half")])
     assert again.exit_code != 0 and "exists" in again.output
+    (tmp_path / "half" / "stale").write_text("from an earlier copy")
+    rerun = CliRunner().invoke(app, ["release", "halve", str(trained), str(tmp_path / "half"), "--overwrite"])
+    assert rerun.exit_code == 0, rerun.output
+    assert not (tmp_path / "half" / "stale").exists() and (tmp_path / "half" / "transformer" / "model").stat().st_size == after
+    (tmp_path / "notes").mkdir()
+    kept = CliRunner().invoke(app, ["release", "halve", str(trained), str(tmp_path / "notes"), "--overwrite"])
+    assert kept.exit_code != 0 and "not a saved spaCy pipeline" in kept.output and (tmp_path / "notes").is_dir()
 
 
 def test_listener_gradients_measure_each_heads_pull_on_the_transformer(overrides, tmp_path):
