@@ -78,6 +78,9 @@ def test_learning_view_masks_docs_without_its_types_and_makes_other_types_outsid
     assert [(e.text, e.label_) for e in view.ents] == [("BRCA1", "GENE")]
     assert [t.ent_iob_ for t in view] == ["B", "O", "O", "O", "O", "O"]
     assert [e.label_ for e in both.ents] == ["GENE", "DISEASE"]  # the reference itself is untouched
+    # A corpus's missing tokens (a label that is part of a type, as BioNLP13CG's Cancer) stay missing.
+    both.set_ents([], missing=[both[3:5]], default="unmodified")
+    assert [t.ent_iob_ for t in learning_view(both, ["GENE"])] == ["B", "O", "O", "", "", "O"]
 
 
 def test_earlier_entities_are_kept_and_never_overlapped():
