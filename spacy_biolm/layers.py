@@ -31,6 +31,8 @@ LAYERS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
     ("pipes", ("pipes",)),
     ("training", ("training",)),
     ("evaluation", ("evaluation",)),
+    ("experiments", ("experiments",)),
+    ("release_meta", ("release_meta",)),
     ("annotate", ("annotate",)),
     ("project", ("project_steps", "profiles", "runtimes", "results_index", "wheels", "assets")),
     ("cli", ("cli", "__main__")),

@@ -149,8 +149,8 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert all(c["train_seconds"] > 0 for c in release["components"]), release["components"]
     assert release["wheel"]["file"].startswith("en_bio_electra-") and release["wheel"]["bytes"] > 0
     # README's scores block is this run's, with what the release printed for README's example text.
-    from spacy_biolm.evaluation.release import readme_scores
-    from spacy_biolm.evaluation.sample import SAMPLE_TEXT
+    from spacy_biolm.release_meta.readme import readme_scores
+    from spacy_biolm.release_meta.sample import SAMPLE_TEXT
 
     assert release["sample"]["text"] == SAMPLE_TEXT and isinstance(release["sample"]["entities"], list)
     assert readme_scores(project / "results/release.json") in (project / "README.md").read_text(encoding="utf8")

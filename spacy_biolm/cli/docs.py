@@ -43,7 +43,7 @@ def scores_table_cli(
 ):
     """Write the release's scores beside their baselines and the papers (from results/release.json)
     between the scores-table markers of README.md, or into --output."""
-    from ..evaluation.release import SCORES_END, SCORES_START, readme_scores
+    from ..release_meta.readme import SCORES_END, SCORES_START, readme_scores
 
     _write_block(readme_scores, results, readme, output, SCORES_START, SCORES_END, "the scores table")
 
@@ -56,7 +56,7 @@ def encoders_table_cli(
 ):
     """Write the encoder ablation's table (from results/encoders.json) between the encoders-table
     markers of README.md, or into --output."""
-    from ..evaluation.encoders import ENCODERS_END, ENCODERS_START, readme_encoders
+    from ..evaluation.encoder_choice import ENCODERS_END, ENCODERS_START, readme_encoders
 
     _write_block(readme_encoders, results, readme, output, ENCODERS_START, ENCODERS_END, "the encoders table")
 
@@ -106,7 +106,7 @@ def one_encoder_table_cli(
     """What one shared encoder costs against an encoder per task: each component's test score in
     both releases beside the same run's baseline, and (with --speed) their words/s against one
     raw forward of their encoder."""
-    from ..evaluation.release import one_encoder_table
+    from ..evaluation.release_scores import one_encoder_table
 
     with user_errors():
         names = tuple(name.strip() for name in labels.split(","))

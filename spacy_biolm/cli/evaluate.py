@@ -30,7 +30,7 @@ def seeds_cli(
     """Train and test a config over several seeds on each corpus; write mean (std) as JSON, a Markdown
     table beside the published numbers and a per-seed plot. Scored seeds are reused when re-run.
     Extra ``--section.key value`` options override the config."""
-    from ..evaluation.seeds import evaluate_seeds
+    from ..experiments.seeds import evaluate_seeds
     from ..evaluation.tables import parse_named_paths
 
     with user_errors():
@@ -61,7 +61,8 @@ def encoders_cli(
     Scored runs are reused, so an interrupted ablation resumes."""
     from spacy.cli._util import _parse_override
 
-    from ..evaluation.encoders import ablation_table, run_encoder_ablation
+    from ..evaluation.encoder_choice import ablation_table
+    from ..experiments.encoders import run_encoder_ablation
     from ..evaluation.tables import parse_named_paths
     from ..pretraining.warm_start import package_model_dir
 
@@ -98,7 +99,7 @@ def seeds_table_cli(
 ):
     """One NER table over datasets (or configs on one dataset): our mean (std) test P/R/F1 (and dev F1)
     beside the paper's F1, and a plot of the per-seed F1 per row."""
-    from ..evaluation.seeds import write_datasets_table
+    from ..evaluation.seed_summaries import write_datasets_table
     from ..evaluation.tables import parse_named_paths
 
     with user_errors():
@@ -118,7 +119,7 @@ def tune_cli(
 ):
     """Hyperparameter search with hyperopt (TPE) over the values in SPACE; objective = dev score.
     Extra ``--section.key value`` options override the config for every trial."""
-    from ..evaluation.tune import load_space, tune
+    from ..experiments.tune import load_space, tune
 
     best = tune(config_path, output_dir, load_space(space_path), max_evals, dev_metric, config_overrides(ctx),
                 seed=seed, use_gpu=gpu_id)
@@ -161,7 +162,7 @@ def release_meta_cli(
     table) and where its encoder came from; with --results, results/release.json beside the
     baselines and the papers."""
     from ..encoders.devices import describe_device
-    from ..evaluation.release import write_release_meta
+    from ..release_meta.meta import write_release_meta
     from ..evaluation.tables import parse_named_paths
 
     with user_errors():
@@ -185,7 +186,7 @@ def release_meta_cli(
                 raise ValueError("--sample-model records into --results: give both")
             import spacy
 
-            from ..evaluation.sample import sample_output
+            from ..release_meta.sample import sample_output
             from ..run_record import add_fields
 
             add_fields(results, sample=sample_output(spacy.load(sample_model)))
@@ -358,7 +359,8 @@ def hoc_cli(
     thresholds on dev, test; micro and macro F1 as mean (std). Scored seeds are reused when re-run
     (re-tuned, not retrained, when --objective changed). Extra ``--section.key value`` options
     override every config."""
-    from ..evaluation.hoc import evaluate_hoc_seeds, write_hoc_results
+    from ..evaluation.hoc import write_hoc_results
+    from ..experiments.hoc import evaluate_hoc_seeds
     from ..evaluation.tables import parse_named_paths
 
     with user_errors():

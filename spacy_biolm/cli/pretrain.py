@@ -53,7 +53,7 @@ def model_card_cli(
     notes: str = typer.Option("", "--notes", help="A paragraph for the card's Notes section"),
 ):
     """Write MODEL_CARD.md of a released encoder from its pretraining summary and the ablation."""
-    from ..evaluation.encoders import ablation_table, mean_dev
+    from ..evaluation.encoder_choice import ablation_table, mean_dev
     from ..pretraining.model_card import write_model_card
 
     with user_errors():

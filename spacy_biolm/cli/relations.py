@@ -64,7 +64,8 @@ def train_cli(
     """Train the relation extractor of a config (extra --section.key value options override it,
     and --dataset's settings)."""
     from ..corpora.relations import dataset_overrides
-    from ..evaluation.relations import relation_architecture, train_relations
+    from ..evaluation.relations import relation_architecture
+    from ..experiments.relations import train_relations
 
     overrides = {}
     with user_errors():
@@ -121,7 +122,7 @@ def cv_cli(
     gpu_id: int = gpu_option(),
 ):
     """k-fold cross-validation (train + test per fold) with mean (std) of P/R/F1."""
-    from ..evaluation.relations import cross_validate
+    from ..experiments.relations import cross_validate
 
     chosen = parse_folds(folds)
     summary = cross_validate(config_path, folds_dir, output_dir, folds=chosen, overrides=config_overrides(ctx),

@@ -1,12 +1,13 @@
-"""Hallmarks of Cancer evaluation: thresholds tuned on dev, test scores, several seeds, the table.
+"""Hallmarks of Cancer evaluation: thresholds tuned on dev, test scores, the table.
 
 The metrics of the HoC literature: micro F1 over all (document, hallmark) decisions and macro F1
 (the mean of the 10 hallmarks' F1), in percent. A pipeline's ``textcat_multilabel`` is scored with
 the thresholds of its config (``spacy-biolm.multilabel_thresholds_scorer.v1``), which
 :func:`tune_pipeline_thresholds` fits on dev (by default each label's F1-best cut-off; see
 :data:`DEFAULT_OBJECTIVE`) and writes into the saved pipeline's ``config.cfg``.
-:func:`evaluate_hoc_seeds` trains each config once per seed (the transformer and the bag-of-words
-baseline in the same run), tunes, tests and writes mean (std) as JSON and a Markdown table.
+:func:`~spacy_biolm.experiments.hoc.evaluate_hoc_seeds` trains each config once per seed and tunes
+and tests it with these functions; :func:`write_hoc_results` writes mean (std) as JSON and a
+Markdown table.
 """
 
 import json
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..encoders.devices import describe_device
-from .seeds import format_mean_std, run_seeds, summarise
+from .seed_summaries import format_mean_std, summarise
 from .tables import markdown_table
 
 __all__ = [
@@ -24,7 +25,10 @@ __all__ = [
     "dev_examples",
     "tune_pipeline_thresholds",
     "score_pipeline",
-    "evaluate_hoc_seeds",
+    "tested_scores",
+    "SUMMARY_METRICS",
+    "UNRECORDED_OBJECTIVE",
+    "DEFAULT_OBJECTIVE",
     "evaluate_hoc_models",
     "write_hoc_results",
     "hoc_table",
@@ -117,59 +121,21 @@ def score_pipeline(model_dir: Path, test_path: Path, use_gpu: int = -1) -> Dict[
     return {**{k: scores[k] for k in keep}, "cats_f_per_type": scores["cats_f_per_type"], "documents": len(examples)}
 
 
-def evaluate_hoc_seeds(
-    configs: Dict[str, Path],
-    output_dir: Path,
-    train: Path,
-    dev: Path,
-    test: Path,
-    seeds: Sequence[int],
-    overrides: Optional[Dict[str, object]] = None,
-    use_gpu: int = -1,
-    objective: str = DEFAULT_OBJECTIVE,
-) -> Dict[str, object]:
-    """Train every config of ``configs`` ({row name: config}) once per seed into
-    ``output_dir/<config stem>/seed_<n>`` (:func:`run_seeds`, so scored seeds are reused and each
-    run records its wall time), tune its thresholds on ``dev`` by ``objective`` and score
-    ``model-best`` on ``test``. A reused run tuned by another objective is re-tuned and re-tested,
-    not retrained. Returns ``{"rows": {name: {"config", "runs", "summary"}}, ...}`` (scores as
-    fractions)."""
-    missing = [str(p) for p in (train, dev, test, *configs.values()) if not Path(p).is_file()]
-    if missing:
-        raise FileNotFoundError(f"{', '.join(missing)} missing (spacy-biolm data convert-hoc writes the DocBins)")
-
-    def tune_and_test(model_dir: Path, test_path: Path) -> Dict[str, object]:
-        tune_pipeline_thresholds(model_dir, dev, use_gpu=use_gpu, objective=objective)
-        return _tested(model_dir, test_path, use_gpu)
-
-    rows = {}
-    for name, config in configs.items():
-        for seed in seeds:
-            _retune_if_stale(Path(output_dir) / Path(config).stem / f"seed_{seed}", objective, tune_and_test, test)
-        run = run_seeds(Path(config), Path(output_dir) / Path(config).stem, test, seeds,
-                        {**(overrides or {}), "paths.train": str(train), "paths.dev": str(dev)},
-                        metrics=_SUMMARY_METRICS, use_gpu=use_gpu, score=tune_and_test)
-        rows[name] = {"config": str(config), "runs": run["runs"], "summary": run["summary"]}
-    return {"train": str(train), "dev": str(dev), "test": str(test), "seeds": list(seeds), "objective": objective,
-            "overrides": {k: str(v) for k, v in (overrides or {}).items()}, "device": describe_device(use_gpu),
-            "rows": rows}
-
-
 def evaluate_hoc_models(models: Dict[str, Sequence[Path]], test: Path, use_gpu: int = -1) -> Dict[str, object]:
     """Score already trained and tuned pipelines ({row name: model dirs}, each tuned by
-    :func:`tune_pipeline_thresholds`) on ``test``, in the structure :func:`evaluate_hoc_seeds`
+    :func:`tune_pipeline_thresholds`) on ``test``, in the structure :func:`~spacy_biolm.experiments.hoc.evaluate_hoc_seeds`
     returns: a row's pipelines (e.g. one per seed, trained with ``spacy train``) are its runs, as
     mean (std). Each run records its model dir and the seed of its config."""
     rows, dev, seeds = {}, None, set()
     for name, model_dirs in models.items():
         runs = []
         for model_dir in model_dirs:
-            run = {"model": str(model_dir), "seed": _trained_seed(Path(model_dir)), **_tested(Path(model_dir), test, use_gpu)}
+            run = {"model": str(model_dir), "seed": _trained_seed(Path(model_dir)), **tested_scores(Path(model_dir), test, use_gpu)}
             dev = run.get("dev", dev)
             runs.append(run)
         if len(runs) > 1:  # a single pipeline's seed says nothing about spread; the caption then says so
             seeds.update(run["seed"] for run in runs if run["seed"] is not None)
-        rows[name] = {"models": [str(m) for m in model_dirs], "runs": runs, "summary": summarise(runs, _SUMMARY_METRICS)}
+        rows[name] = {"models": [str(m) for m in model_dirs], "runs": runs, "summary": summarise(runs, SUMMARY_METRICS)}
     objectives = sorted({run["objective"] for row in rows.values() for run in row["runs"]})
     return {"test": str(test), "dev": str(dev), "seeds": sorted(seeds), "objective": ", ".join(objectives),
             "overrides": {}, "device": describe_device(use_gpu), "rows": rows}
@@ -182,25 +148,12 @@ def _trained_seed(model_dir: Path) -> Optional[int]:
     return load_config(model_dir / "config.cfg", interpolate=False).get("system", {}).get("seed")
 
 
-_SUMMARY_METRICS = [*HOC_METRICS, *(f"dev_{k}" for k in HOC_METRICS)]
+SUMMARY_METRICS = [*HOC_METRICS, *(f"dev_{k}" for k in HOC_METRICS)]
 #: The objective of thresholds.json files written before the objective was recorded.
-_UNRECORDED_OBJECTIVE = "label_f1"
+UNRECORDED_OBJECTIVE = "label_f1"
 
 
-def _retune_if_stale(run_dir: Path, objective: str, tune_and_test, test: Path) -> None:
-    """Re-tune and re-test a scored run (``run_dir/test_scores.json``) whose thresholds were tuned
-    by another objective, keeping its training record (wall time, recipe)."""
-    scores_path = run_dir / "test_scores.json"
-    if not scores_path.is_file():
-        return
-    scores = json.loads(scores_path.read_text(encoding="utf8"))
-    if scores.get("objective", _UNRECORDED_OBJECTIVE) == objective:
-        return
-    kept = {k: scores[k] for k in ("train_seconds", "recipe") if k in scores}
-    scores_path.write_text(json.dumps({**tune_and_test(run_dir / "model-best", test), **kept}, indent=2), encoding="utf8")
-
-
-def _tested(model_dir: Path, test: Path, use_gpu: int) -> Dict[str, object]:
+def tested_scores(model_dir: Path, test: Path, use_gpu: int) -> Dict[str, object]:
     """Test scores of a tuned pipeline, with its tuned dev scores and thresholds beside them."""
     tuned_path = Path(model_dir) / THRESHOLDS_FILE
     if not tuned_path.is_file():
@@ -208,7 +161,7 @@ def _tested(model_dir: Path, test: Path, use_gpu: int) -> Dict[str, object]:
     tuned = json.loads(tuned_path.read_text(encoding="utf8"))
     scores = score_pipeline(model_dir, test, use_gpu=use_gpu)
     scores.update({f"dev_{k}": v for k, v in tuned["dev_tuned"].items()})
-    return {**scores, "thresholds": tuned["thresholds"], "objective": tuned.get("objective", _UNRECORDED_OBJECTIVE),
+    return {**scores, "thresholds": tuned["thresholds"], "objective": tuned.get("objective", UNRECORDED_OBJECTIVE),
             "dev_cross_validated": tuned.get("dev_cross_validated", {}), "dev": tuned["dev"]}
 
 
@@ -262,7 +215,7 @@ def _held_out_dev_micro_fs(result: Dict[str, object]) -> Optional[Dict[str, List
     or None when a run did not record it (tuned before cross-validation was)."""
     held_out = {}
     for name, row in result["rows"].items():
-        scores = [(run.get("dev_cross_validated") or {}).get(run.get("objective", _UNRECORDED_OBJECTIVE)) for run in row["runs"]]
+        scores = [(run.get("dev_cross_validated") or {}).get(run.get("objective", UNRECORDED_OBJECTIVE)) for run in row["runs"]]
         if not all(scores):
             return None
         held_out[name] = [score["micro_f"] for score in scores]
@@ -327,7 +280,7 @@ _OBJECTIVE_WORDS = {"label_f1": "per hallmark, each for its own F1",
 
 
 def _objective_words(result: Dict[str, object]) -> str:
-    objective = result.get("objective", _UNRECORDED_OBJECTIVE)
+    objective = result.get("objective", UNRECORDED_OBJECTIVE)
     return _OBJECTIVE_WORDS.get(objective, f"by each row's objective ({objective})")
 
 

@@ -8,7 +8,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 from spacy.training import Example
 
 from .baselines import bm25_reranking, frequent_word_answers, majority_yes_no, question_sentence_answers, zero_shot_cosine_reranking
-from .seeds import format_mean_std, summarise_score_files
+from .seed_summaries import format_mean_std, summarise_score_files
 from .tables import markdown_table
 
 __all__ = ["evaluate_qa", "evaluate_qa_files", "evaluate_qa_project", "load_qa_pipeline", "qa_results_table",

@@ -8,7 +8,7 @@ hardware, speed, the held-out losses at each evaluation, and the downstream scor
 reference encoder's.
 
 The ablation itself (its table, each encoder's mean dev score) is evaluation's
-(:mod:`spacy_biolm.evaluation.encoders`), a layer above this one: the caller passes those two
+(:mod:`spacy_biolm.evaluation.encoder_choice`), a layer above this one: the caller passes those two
 functions in (``spacy-biolm pretrain model-card`` passes ``ablation_table`` and ``mean_dev``).
 """
 
@@ -49,8 +49,8 @@ def model_card(
     encoder ablation's results (``spacy-biolm evaluate encoders``), where this encoder is
     ``ablation_name``; ``ablation_file`` is where those results are kept. ``hardware`` names the
     machine the run used (the summary records only the torch device type). ``ablation_table`` and
-    ``mean_dev`` read the ablation (:func:`spacy_biolm.evaluation.encoders.ablation_table` and
-    :func:`~spacy_biolm.evaluation.encoders.mean_dev`)."""
+    ``mean_dev`` read the ablation (:func:`spacy_biolm.evaluation.encoder_choice.ablation_table` and
+    :func:`~spacy_biolm.evaluation.encoder_choice.mean_dev`)."""
     released_dir = Path(released_dir)
     summary = _read(released_dir / SUMMARY_FILE)
     settings = _read(released_dir / "pretraining_settings.json")

@@ -7,8 +7,8 @@ import re
 import shlex
 from pathlib import Path
 
-from spacy_biolm.evaluation.release import readme_scores
-from spacy_biolm.evaluation.sample import SAMPLE_TEXT, sample_markdown, sample_output
+from spacy_biolm.release_meta.readme import readme_scores
+from spacy_biolm.release_meta.sample import SAMPLE_TEXT, sample_markdown, sample_output
 from spacy_biolm.project_steps import load_project
 
 REPO = Path(__file__).resolve().parents[2]

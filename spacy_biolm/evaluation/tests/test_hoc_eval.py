@@ -145,7 +145,7 @@ def test_tuned_thresholds_are_stored_in_the_pipeline_config_and_used_after_loadi
 def test_table_shows_mean_std_of_each_row_and_says_when_no_paper_numbers_exist(tmp_path):
     def row(values):
         runs = [{"cats_micro_f": m, "cats_macro_f": m - 0.1, "dev_cats_micro_f": m, "dev_cats_macro_f": m} for m in values]
-        from spacy_biolm.evaluation.seeds import summarise
+        from spacy_biolm.evaluation.seed_summaries import summarise
         return {"runs": runs, "summary": summarise(runs, list(runs[0]))}
 
     result = {"rows": {"MiniLM": row([0.80, 0.82]), "bag-of-words": row([0.70, 0.70])}}
@@ -161,7 +161,7 @@ def test_table_shows_mean_std_of_each_row_and_says_when_no_paper_numbers_exist(t
 
 
 def test_table_adds_the_held_out_dev_score_of_each_runs_objective_only_when_every_run_has_one():
-    from spacy_biolm.evaluation.seeds import summarise
+    from spacy_biolm.evaluation.seed_summaries import summarise
 
     def run(test, held_out, objective="micro_f1"):
         other = "label_f1" if objective == "micro_f1" else "micro_f1"
@@ -282,43 +282,3 @@ def test_objectives_are_compared_on_held_out_dev_and_test_without_changing_the_p
     assert f"| bow (ours) | micro_f1 | {100 * held_out['micro_f']:.2f} | {100 * held_out['macro_f']:.2f} |" in table
     missing = runner.invoke(app, ["evaluate", "hoc-objectives", str(tmp_path / "o.json"), f"bow={tmp_path / 'nowhere'}"])
     assert missing.exit_code == 1 and "nowhere" in missing.output
-
-
-def test_seeds_are_trained_tuned_tested_timed_and_reused(bow_pipeline, tmp_path, monkeypatch):
-    from pathlib import Path
-
-    import spacy.cli.train
-
-    from spacy_biolm.evaluation.hoc import evaluate_hoc_seeds
-
-    config = Path(__file__).resolve().parents[3] / "configs" / "hoc_bow.cfg"
-    data = bow_pipeline[1]
-    overrides = {"training.max_steps": 12, "training.eval_frequency": 6, "training.batcher.size": 2}
-    result = evaluate_hoc_seeds({"bow": config}, tmp_path / "runs", data, data, data, [1, 2], overrides)
-    runs = result["rows"]["bow"]["runs"]
-    assert [run["seed"] for run in runs] == [1, 2] and result["device"].startswith("cpu")
-    for run in runs:
-        tuned = json.loads((tmp_path / "runs" / "hoc_bow" / f"seed_{run['seed']}" / "model-best" / "thresholds.json").read_text())
-        # The row's dev score is the tuned one, not the untuned score spacy train recorded.
-        assert run["dev_cats_micro_f"] == tuned["dev_tuned"]["cats_micro_f"]
-        assert run["thresholds"] == tuned["thresholds"] and set(run["cats_f_per_type"]) == set(LABELS)
-        assert run["train_seconds"] > 0 and run["documents"] == len(TEXTS)
-    summary = result["rows"]["bow"]["summary"]["cats_micro_f"]
-    assert summary["n"] == 2 and summary["values"] == [run["cats_micro_f"] for run in runs]
-
-    def no_training(*args, **kwargs):
-        raise AssertionError("a scored seed was trained again")
-
-    monkeypatch.setattr(spacy.cli.train, "train", no_training)
-    again = evaluate_hoc_seeds({"bow": config}, tmp_path / "runs", data, data, data, [1, 2], overrides)
-    assert again["rows"]["bow"]["runs"] == runs and again["objective"] == "label_f1"
-    # Another objective re-tunes and re-tests the scored runs without training them again.
-    retuned = evaluate_hoc_seeds({"bow": config}, tmp_path / "runs", data, data, data, [1, 2], overrides, objective="micro_f1")
-    for run, old in zip(retuned["rows"]["bow"]["runs"], runs):
-        assert run["objective"] == "micro_f1" and old["objective"] == "label_f1"
-        assert run["train_seconds"] == old["train_seconds"]
-        tuned = json.loads((tmp_path / "runs" / "hoc_bow" / f"seed_{run['seed']}" / "model-best" / "thresholds.json").read_text())
-        assert tuned["objective"] == "micro_f1" and run["thresholds"] == tuned["thresholds"]
-    # A changed recipe never reuses runs trained with the old one.
-    with pytest.raises(ValueError, match="seed_1 was trained with another recipe"):
-        evaluate_hoc_seeds({"bow": config}, tmp_path / "runs", data, data, data, [1, 2], {**overrides, "training.max_steps": 13})

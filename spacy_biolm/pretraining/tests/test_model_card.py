@@ -7,7 +7,7 @@ import lzma
 
 import pytest
 
-from spacy_biolm.evaluation.encoders import ablation_table, mean_dev
+from spacy_biolm.evaluation.encoder_choice import ablation_table, mean_dev
 from spacy_biolm.pretraining.model_card import model_card as _model_card
 from spacy_biolm.pretraining.model_card import write_model_card as _write_model_card
 from spacy_biolm.pretraining.provenance import describe_encoder, encoder_provenance

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from spacy_biolm.evaluation.relations import cross_validate
+from spacy_biolm.experiments.relations import cross_validate
 
 REPO = Path(__file__).resolve().parents[4]
 

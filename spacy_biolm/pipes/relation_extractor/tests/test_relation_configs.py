@@ -8,7 +8,8 @@ import spacy
 from spacy.tokens import Doc, DocBin, Span
 
 from spacy_biolm.corpora.relations import dataset_overrides
-from spacy_biolm.evaluation.relations import evaluate_relations, relation_architecture, train_relations
+from spacy_biolm.evaluation.relations import evaluate_relations, relation_architecture
+from spacy_biolm.experiments.relations import train_relations
 from spacy_biolm.doc_data import Relation, set_relations
 
 REPO = Path(__file__).resolve().parents[4]

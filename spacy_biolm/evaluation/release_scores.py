@@ -1,9 +1,7 @@
-"""The release's meta.json, score table and results file: what each component of en_bio_electra
-scores on which test set, beside its baseline and the paper, gathered from the task evaluations
-the project wrote (``metrics/*.json``).
-
-``spacy package`` renders ``meta["performance"]`` (scores in 0-1, printed as percent) and
-``meta["notes"]`` into the wheel's README; we fill both. ``results/release.json`` (committed) holds
+"""The release's scores: what each component of en_bio_electra scores on which test set, beside
+its baseline and the paper, gathered from the task evaluations the project wrote
+(``metrics/*.json``), and their tables. :mod:`spacy_biolm.release_meta` writes them into the
+wheel's meta.json and README. ``results/release.json`` (committed) holds
 per component its headline metric: ours, every baseline measured in the same run, the strongest of
 them, the paper's value, its training time, and the run's encoder, profile and device; README's score table is
 generated from it (``spacy-biolm docs scores-table``).
@@ -15,8 +13,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from .tables import markdown_table
 
-__all__ = ["RELEASE_METRICS", "HEADLINES", "release_rows", "release_table", "release_meta", "write_release_meta",
-           "release_results", "results_table", "readme_scores", "SCORES_START", "SCORES_END", "one_encoder_table"]
+__all__ = ["RELEASE_METRICS", "HEADLINES", "release_rows", "release_table", "release_results", "results_table",
+           "one_encoder_table"]
 
 # component -> (what it does, its test set, [(metric key in the evaluation JSON, column title)])
 RELEASE_METRICS: Dict[str, Tuple[str, str, List[Tuple[str, str]]]] = {
@@ -156,26 +154,6 @@ def results_table(results: Dict[str, object]) -> str:
     return (f"Run: {run}.\n\n" if run else "") + markdown_table(header, rows, numeric=False)
 
 
-SCORES_START = "<!-- scores-table start: generated from results/release.json by `spacy-biolm docs scores-table`; do not edit -->"
-SCORES_END = "<!-- scores-table end -->"
-
-
-def readme_scores(results_path: Path) -> str:
-    """README's score block: :func:`results_table` of ``results_path``, or a line saying that no
-    run has written it yet."""
-    if not Path(results_path).is_file():
-        return "No release results yet: the `assemble` step of `spacy project run all` writes `results/release.json`.\n"
-    from ..run_record import with_run_comment
-    from .sample import sample_markdown
-
-    results = json.loads(Path(results_path).read_text(encoding="utf8"))
-    table = results_table(results)
-    if "wheel" in results:  # written by the package step
-        table += f"\nThe pipeline wheel `{results['wheel']['file']}`: {results['wheel']['bytes'] / 1e6:.1f} MB.\n"
-    # The last line names the run's commit and date (an HTML comment), when release.json records them.
-    return with_run_comment(table + ("\n" + sample_markdown(results["sample"]) if "sample" in results else ""), results.get("run"))
-
-
 def release_rows(metric_paths: Dict[str, Path]) -> List[Dict[str, object]]:
     """One row per component in ``metric_paths`` ({component: evaluation JSON}): its task, test
     set and ``{title: score}``. An unknown component or a missing metric is an error naming it."""
@@ -205,81 +183,6 @@ def release_table(rows: Sequence[Dict[str, object]]) -> str:
             shown.append(f"{title} {text}")
         table_rows.append([f"`{row['component']}`", row["task"], row["test_set"], ", ".join(shown)])
     return markdown_table(["component", "task", "test set", "scores"], table_rows, numeric=False)
-
-
-def release_meta(
-    base_meta: Dict[str, object], rows: Sequence[Dict[str, object]], results: Optional[Dict[str, object]] = None,
-    encoders: Sequence[Tuple[Sequence[str], Dict[str, object]]] = (),
-) -> Dict[str, object]:
-    """``base_meta`` with ``performance`` ({component_metric: score}) and, in ``notes``, the score
-    table and (with ``results`` of :func:`release_results`) each headline beside its baseline and
-    the paper. ``encoders`` pairs the components (none: all of them) with the provenance
-    (:func:`~spacy_biolm.pretraining.provenance.encoder_provenance`) of the encoder they
-    fine-tuned: each is named where the description says ``{encoder}``, and their checkpoints and
-    pretraining text, with their licences, come first among the sources (each source once)."""
-    from ..pretraining.provenance import describe_encoder, provenance_sources
-
-    description = str(base_meta.get("description", ""))
-    if "{encoder}" in description:
-        if not encoders:
-            raise ValueError("the base meta's description names {encoder}: give the encoder directory (--encoder)")
-        named = [describe_encoder(provenance) + (f" ({', '.join(components)})" if components else "")
-                 for components, provenance in encoders]
-        description = description.replace("{encoder}", " and ".join(named))
-    sources: list = []
-    for source in [entry for _, provenance in encoders for entry in provenance_sources(provenance)] + list(base_meta.get("sources", [])):
-        if source not in sources:
-            sources.append(source)
-    performance = {f"{row['component']}_{key}": value for row in rows for key, value in row["scores"].items()
-                   if value is not None}
-    notes = (
-        "### Test scores of each component\n\n"
-        "Measured by the project that built this package (`spacy project run all`); the question-answering "
-        "components are disabled by default and run on Docs made with `spacy_biolm.make_question_doc`.\n\n"
-        + release_table(rows)
-    )
-    if results is not None:
-        notes += "\n### Beside the baselines of the same run and the papers\n\n" + results_table(results)
-    return {**base_meta, "description": description, "sources": sources, "performance": performance, "notes": notes}
-
-
-def write_release_meta(
-    base_meta: Path,
-    output: Path,
-    metric_paths: Dict[str, Path],
-    table: Optional[Path] = None,
-    results_path: Optional[Path] = None,
-    baseline_paths: Optional[Dict[str, Dict[str, Path]]] = None,
-    paper_results: Optional[Path] = None,
-    run: Optional[Dict[str, object]] = None,
-    train_times: Optional[Path] = None,
-    encoder_dirs: Sequence[Tuple[Sequence[str], Path]] = (),
-) -> str:
-    """Write the release's meta.json (``base_meta`` plus every component's test scores from
-    ``metric_paths``, {component: evaluation JSON}, and the provenance of the encoders in
-    ``encoder_dirs``, (components, HF directory) pairs) to ``output`` for ``spacy package
-    --meta-path``; also the score table to ``table`` and :func:`release_results` to
-    ``results_path`` when given. Returns the table."""
-    from ..pretraining.provenance import encoder_provenance
-
-    rows = release_rows(metric_paths)
-    unknown = sorted({c for components, _ in encoder_dirs for c in components} - set(metric_paths))
-    if unknown:
-        raise ValueError(f"--encoder names components with no test scores: {', '.join(unknown)} "
-                         f"(components: {', '.join(metric_paths)})")
-    results = release_results(metric_paths, baseline_paths, paper_results, run, train_times) if results_path else None
-    if results is not None:  # the commit and date of this run, beside its profile and device (results/README.md reads them)
-        from ..run_record import stamp_json
-
-        results = stamp_json(results, profile=results.get("profile"), device=results.get("device"))
-    encoders = [(components, encoder_provenance(path)) for components, path in encoder_dirs]
-    meta = release_meta(json.loads(Path(base_meta).read_text(encoding="utf8")), rows, results, encoders)
-    for path, text in [(output, json.dumps(meta, indent=2)), (table, release_table(rows)),
-                       (results_path, json.dumps(results, indent=2) + "\n" if results else None)]:
-        if path and text is not None:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            Path(path).write_text(text, encoding="utf8")
-    return release_table(rows)
 
 
 def one_encoder_table(per_task: Path, one_encoder: Path, speed: Optional[Path] = None,

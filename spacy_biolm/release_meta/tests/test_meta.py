@@ -1,10 +1,11 @@
-"""The release's meta.json and score table from the task evaluations."""
+"""The release's meta.json and README's score block from the task evaluations."""
 
 import json
 
 import pytest
 
-from spacy_biolm.evaluation.release import release_meta, release_rows, release_table
+from spacy_biolm.evaluation.release_scores import release_rows, release_table
+from spacy_biolm.release_meta.meta import release_meta
 
 
 def _write(path, scores):
@@ -31,13 +32,6 @@ def test_rows_table_and_meta_from_evaluation_files(tmp_path):
     assert meta["performance"] == {"ner_ents_p": 0.5, "ner_ents_r": 0.25, "ner_ents_f": 1 / 3,
                                    "answer_reranker_rerank_mrr": 0.0851, "yes_no_yes_no_f_yes": 0.9}
     assert table[2] in meta["notes"]
-
-
-def test_unknown_component_and_missing_metric_are_named(tmp_path):
-    with pytest.raises(KeyError, match="'tagger' is not a release component"):
-        release_rows({"tagger": _write(tmp_path / "t.json", {})})
-    with pytest.raises(KeyError, match=r"g\.json has no \['rel_micro_r'\] \(scores of 'relation_extractor'\)"):
-        release_rows({"relation_extractor": _write(tmp_path / "g.json", {"rel_micro_p": 1.0, "rel_micro_f": 1.0})})
 
 
 def test_release_meta_command_writes_the_meta_and_the_table(tmp_path):
@@ -106,53 +100,6 @@ def test_release_meta_names_its_encoder_and_lists_its_pretraining_text_with_lice
     assert unknown.exit_code == 1 and "--encoder names components with no test scores: hoc" in unknown.output
 
 
-def test_results_put_each_headline_beside_its_strongest_baseline_and_the_paper(tmp_path):
-    from spacy_biolm.evaluation.release import release_results, results_table
-
-    paper = _write(tmp_path / "paper.json", {"bio_electra_2020": {
-        "models": {"bio_electra": "Bio-ELECTRA"},
-        "ner": {"NCBI-disease": {"bio_electra": [73.0, 84.0, 78.32]}},
-        "yesno_bioasq8b": {"bio_electra": [88.0, 98.0, 92.66, 77.0, 47.0, 58.18]},
-        "reranking_bioasq": {"bio_electra": [0.325]},
-    }, "electramed_2021": {"paper": "ELECTRAMed", "qa_bioasq7b": {"metrics": ["strict_acc"], "batch1": [40.0], "batch2": [50.0]}}})
-    metrics = {
-        "ner": _write(tmp_path / "ner.json", {"ents_p": 0.8, "ents_r": 0.8, "ents_f": 0.8}),
-        "yes_no": _write(tmp_path / "yn.json", {"yes_no_f_yes": 0.9, "yes_no_f_no": 0.5, "yes_no_macro_f": 0.7,
-                                                 "baselines": {"majority (always yes)": {"yes_no_macro_f": 0.43}}}),
-        "answer_reranker": _write(tmp_path / "rr.json", {"rerank_mrr": 0.2, "rerank_mrr_random": 0.09, "baselines": {
-            "zero-shot cosine": {"rerank_mrr": 0.26}}}),
-        "answer_span": _write(tmp_path / "as.json", {"answer_strict_acc": 0.24, "answer_lenient_acc": 0.36, "baselines": {
-            "most frequent snippet word": {"answer_strict_acc": 0.14}}}),
-    }
-    cnn = {"ner": {"spaCy CNN": _write(tmp_path / "cnn.json", {"ents_f": 0.81})}}
-    times = _write(tmp_path / "train_times.json", {"ner": {"seconds": 378.0, "returncode": 0}, "ner_cnn": {"seconds": 60.0},
-                                                      "answer_span,answer_reranker": {"seconds": 99.0}})
-    results = release_results(metrics, cnn, paper, {"profile": "default", "device": "cpu"}, times)
-    by_name = {c["component"]: c for c in results["components"]}
-    assert results["profile"] == "default"
-    assert by_name["ner"]["baseline"] == {"name": "spaCy CNN", "value": 0.81}
-    assert by_name["ner"]["at_or_above_baseline"] is False
-    assert by_name["ner"]["paper"]["value"] == pytest.approx(0.7832)
-    assert by_name["yes_no"]["at_or_above_baseline"] is True
-    assert by_name["yes_no"]["paper"]["value"] == pytest.approx((0.9266 + 0.5818) / 2)
-    reranker = by_name["answer_reranker"]
-    assert reranker["baselines"] == {"zero-shot cosine": 0.26, "random order of the candidates (expected)": 0.09}
-    assert reranker["baseline"]["name"] == "zero-shot cosine" and reranker["at_or_above_baseline"] is False
-    assert reranker["paper"]["value"] == pytest.approx(0.325)
-    # A paper reporting per batch: the mean of its batches.
-    assert by_name["answer_span"]["paper"] == {"name": "ELECTRAMed (electramed_2021)", "value": pytest.approx(0.45)}
-    assert by_name["answer_span"]["at_or_above_baseline"] is True
-    table = results_table(results)
-    assert table.startswith("Run: profile default, device cpu.")
-    assert by_name["ner"]["train_seconds"] == 378.0 and by_name["yes_no"]["train_seconds"] is None
-    # One training of several components (the multi-task pipeline's) is each one's training time.
-    assert by_name["answer_span"]["train_seconds"] == by_name["answer_reranker"]["train_seconds"] == 99.0
-    assert by_name["answer_span"]["trained_with"] == ["answer_reranker"] and "trained_with" not in by_name["ner"]
-    assert "| 1.6 (one training with `answer_span`) |" in results_table(results)
-    assert "| `ner` | NCBI-disease test | F1 | 80.0 | 81.0 (spaCy CNN) | **no** | 78.3 (Bio-ELECTRA (bio_electra_2020)) | 6.3 |" in table
-    assert "| `answer_reranker` | BioASQ reranking test (Bio-ELECTRA) | MRR | 0.200 | 0.260 (zero-shot cosine) | **no** |" in table
-
-
 def test_release_meta_command_writes_the_results_file(tmp_path):
     from typer.testing import CliRunner
 
@@ -175,7 +122,7 @@ def test_release_meta_command_writes_the_results_file(tmp_path):
 
 
 def test_readme_scores_are_the_ones_results_release_json_holds():
-    from spacy_biolm.evaluation.release import SCORES_END, SCORES_START, readme_scores
+    from spacy_biolm.release_meta.readme import SCORES_END, SCORES_START, readme_scores
     from spacy_biolm.project_steps import replace_generated
     from spacy_biolm.testing import REPO
 
@@ -188,7 +135,7 @@ def test_scores_table_writes_another_profiles_table_to_a_file(tmp_path):
     from typer.testing import CliRunner
 
     from spacy_biolm.cli import app
-    from spacy_biolm.evaluation.release import readme_scores
+    from spacy_biolm.release_meta.readme import readme_scores
     from spacy_biolm.testing import REPO
 
     results, output = REPO / "projects" / "full-profile" / "results" / "full_gpu" / "release.json", tmp_path / "scores.md"
@@ -201,48 +148,3 @@ def test_scores_table_writes_another_profiles_table_to_a_file(tmp_path):
             f"{other_run.parent}/scores.md differs from its release.json: run `spacy-biolm docs scores-table ... --output`"
     missing = CliRunner().invoke(app, ["docs", "scores-table", str(tmp_path / "none.json"), "--output", str(output)])
     assert missing.exit_code == 1 and "none.json not found" in " ".join(missing.output.split())
-
-
-def test_one_encoder_table_sets_each_component_beside_its_own_encoder_release(tmp_path):
-    from typer.testing import CliRunner
-
-    from spacy_biolm.cli import app
-
-    def component(name, ours, baseline, metric="F1"):
-        return {"component": name, "test_set": f"{name} test", "metric": metric, "ours": ours,
-                "baseline": {"name": "base", "value": baseline}, "at_or_above_baseline": ours >= baseline}
-
-    per_task = _write(tmp_path / "release.json", {"components": [component("ner", 0.8, 0.7), component("ner_gene", 0.75, 0.72)]})
-    one = _write(tmp_path / "one.json", {"profile": "default", "device": "cpu", "encoder": "enc",
-                                         "components": [component("ner", 0.8, 0.7), component("ner_gene", 0.70, 0.72)]})
-    speed = _write(tmp_path / "speed.json", {"torch_threads": 2, "machine": {"cpu": "x86_64"}, "command": "bench",
-                                             "target_pipeline_over_raw_forward": 0.85, "pipelines": {
-        "an encoder per task": {"words_per_second": 500.0, "raw_forward_words_per_second": 2000.0,
-                                "pipeline_over_raw_forward": 0.25, "encoders": [{}, {}, {}], "encoder_passes_per_token": 3.4},
-        "one encoder": {"words_per_second": 1800.0, "raw_forward_words_per_second": 2000.0,
-                        "pipeline_over_raw_forward": 0.9, "encoders": [{}], "encoder_passes_per_token": 1.0}}})
-    output = tmp_path / "comparison.md"
-    result = CliRunner().invoke(app, ["docs", "one-encoder-table", str(per_task), str(one), "--speed", str(speed),
-                                      "--output", str(output)])
-    assert result.exit_code == 0, result.output
-    text = output.read_text(encoding="utf8")
-    assert text.startswith("Run: profile default, device cpu, encoder enc.")
-    assert "| `ner` | ner test | F1 | 80.0 | 80.0 | +0.0 | 70.0 (base) | yes |" in text
-    assert "| `ner_gene` | ner_gene test | F1 | 75.0 | 70.0 | -5.0 | 72.0 (base) | **no** |" in text
-    assert "| an encoder per task | 500 | 2000 | 0.25 | 3 | 3.40 |" in text
-    assert "| one encoder | 1800 | 2000 | 0.90 | 1 | 1.00 |" in text
-    unmeasured = dict(component("ner_gene", 0.74, 0.0), baseline=None, at_or_above_baseline=None)
-    apart = _write(tmp_path / "apart.json", {"components": [unmeasured]})
-    assert CliRunner().invoke(app, ["docs", "one-encoder-table", str(per_task), str(apart), "--output", str(output)]).exit_code == 0
-    assert "| 72.0 (base, the per-task release's run) | yes |" in output.read_text(encoding="utf8")
-    missing = _write(tmp_path / "partial.json", {"components": [component("ner", 0.8, 0.7)]})
-    bad = CliRunner().invoke(app, ["docs", "one-encoder-table", str(missing), str(one), "--output", str(output)])
-    assert bad.exit_code == 1 and "has no 'ner_gene'" in " ".join(bad.output.split())
-    # Any two results of the same components, their columns named: float32 against float16 weights.
-    labelled = CliRunner().invoke(app, ["docs", "one-encoder-table", str(per_task), str(one), "--output", str(output),
-                                        "--labels", "float32,float16"])
-    assert labelled.exit_code == 0, labelled.output
-    assert "| component | test set | metric | float32 | float16 | change |" in output.read_text(encoding="utf8")
-    assert "| float16 ≥ baseline |" in output.read_text(encoding="utf8")
-    one_label = CliRunner().invoke(app, ["docs", "one-encoder-table", str(per_task), str(one), "--labels", "float32"])
-    assert one_label.exit_code == 1 and "two names" in one_label.output

@@ -6,7 +6,7 @@ import json
 import pytest
 from thinc.api import Config
 
-from spacy_biolm.evaluation.tune import load_space, tune
+from spacy_biolm.experiments.tune import load_space, tune
 
 
 @pytest.fixture
