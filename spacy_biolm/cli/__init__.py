@@ -6,11 +6,11 @@ One sub-app per area, each command a thin wrapper over a library function:
     spacy-biolm pretrain   vocab, extend-vocab, run
     spacy-biolm relations  convert, train, evaluate, cv, table
     spacy-biolm qa         convert, corpora, evaluate, evaluate-project, tune-lexical-weight, seeds-table
-    spacy-biolm evaluate   seeds, encoders, seeds-table, tune, ner-table, release-meta, entity-types, multitask, listener-gradients, hoc, hoc-thresholds, hoc-objectives, hoc-test
+    spacy-biolm evaluate   seeds, encoders, seeds-table, tune, ner-table, release-meta, entity-types, multitask, listener-gradients, hoc, hoc-objectives, hoc-test
     spacy-biolm docs       steps-table, scores-table, encoders-table, one-encoder-table, includes, results-index
     spacy-biolm profile    show, run (the project with a named budget: default, full)
     spacy-biolm bench      list, run
-    spacy-biolm release    package, share-encoder
+    spacy-biolm release    tune-thresholds, halve, share-encoder, package (change or build a saved pipeline)
     spacy-biolm annotate   INPUT... OUTPUT (a corpus through a pipeline, one machine or Ray)
     spacy-biolm timed      NAME -- COMMAND (wall time and peak memory of a run: training steps, make all/test)
 

@@ -6,7 +6,7 @@ from typing import Any, Dict, Iterator, Type
 import typer
 from wasabi import msg
 
-__all__ = ["PASS_OVERRIDES", "sub_app", "config_overrides", "gpu_option", "user_errors"]
+__all__ = ["PASS_OVERRIDES", "sub_app", "config_overrides", "gpu_option", "objective_option", "user_errors"]
 
 # Commands that take ``--section.key value`` config overrides (as `spacy train` does) must let
 # typer pass unknown options through untouched.
@@ -41,3 +41,18 @@ def user_errors(*kinds: Type[Exception]) -> Iterator[None]:
     except kinds or (ValueError, KeyError, FileNotFoundError) as error:
         message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
         msg.fail(str(message), exits=1)
+
+
+def objective_option():
+    """--objective of the HoC commands, checked before anything trains."""
+    from ..evaluation.hoc import DEFAULT_OBJECTIVE
+    from ..pipes.multilabel_thresholds import OBJECTIVES
+
+    def known(value: str) -> str:
+        if value not in OBJECTIVES:
+            raise typer.BadParameter(f"{value!r} is not one of {list(OBJECTIVES)}")
+        return value
+
+    return typer.Option(DEFAULT_OBJECTIVE, "--objective", callback=known,
+                        help="label_f1: each label's F1-best cut-off on dev; micro_f1: one cut-off for all labels, best micro F1 on dev (evaluate hoc-objectives compares them)")
+

@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 from wasabi import msg
 
-from ._common import PASS_OVERRIDES, config_overrides, gpu_option, sub_app, user_errors
+from ._common import PASS_OVERRIDES, config_overrides, gpu_option, objective_option, sub_app, user_errors
 
 __all__ = ["app"]
 
@@ -192,20 +192,6 @@ def release_meta_cli(
             add_fields(results, sample=sample_output(spacy.load(sample_model)))
 
 
-def objective_option():
-    """--objective of the HoC commands, checked before anything trains."""
-    from ..evaluation.hoc import DEFAULT_OBJECTIVE
-    from ..pipes.multilabel_thresholds import OBJECTIVES
-
-    def known(value: str) -> str:
-        if value not in OBJECTIVES:
-            raise typer.BadParameter(f"{value!r} is not one of {list(OBJECTIVES)}")
-        return value
-
-    return typer.Option(DEFAULT_OBJECTIVE, "--objective", callback=known,
-                        help="label_f1: each label's F1-best cut-off on dev; micro_f1: one cut-off for all labels, best micro F1 on dev (hoc-objectives compares them)")
-
-
 @app.command("entity-types")
 def entity_types_cli(
     model_path: Path = typer.Argument(..., help="Trained pipeline with a ner (e.g. training/multitask/model-best)"),
@@ -281,34 +267,6 @@ def listener_gradients_cli(
     msg.good(f"Wrote {output}")
 
 
-@app.command("hoc-thresholds")
-def hoc_thresholds_cli(
-    model_dir: Path = typer.Argument(..., help="Trained pipeline with a textcat_multilabel (e.g. training/hoc/model-best); updated in place"),
-    dev_path: Path = typer.Argument(..., help="Dev DocBin (corpus/hoc/dev.spacy)"),
-    output: Optional[Path] = typer.Option(None, "--output", help="Also write the thresholds and dev scores here (JSON)"),
-    objective: str = objective_option(),
-    gpu_id: int = gpu_option(),
-):
-    """Tune a threshold for every label on dev (of 0.05 ... 0.95, by --objective) and store them in
-    the pipeline's config as its textcat scorer, so `spacy.load` and `spacy evaluate` use them.
-    Also reports each objective's dev scores cross-validated over halves of dev."""
-    import json
-
-    from ..evaluation.hoc import tune_pipeline_thresholds
-
-    with user_errors():
-        result = tune_pipeline_thresholds(model_dir, dev_path, use_gpu=gpu_id, objective=objective)
-    before, after = result["dev_untuned"], result["dev_tuned"]
-    msg.good(f"{model_dir}: dev micro F1 {100 * before['cats_micro_f']:.2f} -> {100 * after['cats_micro_f']:.2f}, "
-             f"macro F1 {100 * before['cats_macro_f']:.2f} -> {100 * after['cats_macro_f']:.2f} with {objective} thresholds")
-    for name, scores in result["dev_cross_validated"].items():
-        msg.text(f"  {name}: micro F1 {100 * scores['micro_f']:.2f}, macro F1 {100 * scores['macro_f']:.2f} "
-                 "on halves of dev the thresholds were not tuned on")
-    if output:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(json.dumps(result, indent=2), encoding="utf8")
-
-
 @app.command("hoc-objectives")
 def hoc_objectives_cli(
     output: Path = typer.Argument(..., help="Results JSON to write (e.g. projects/hoc-heads/results/threshold_objectives.json)"),
@@ -319,7 +277,7 @@ def hoc_objectives_cli(
     paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json (published HoC rows, if it has any)"),
     gpu_id: int = gpu_option(),
 ):
-    """Which --objective of hoc-thresholds to use: for each pipeline, the untuned 0.5 cut-off and
+    """Which --objective of `release tune-thresholds` to use: for each pipeline, the untuned 0.5 cut-off and
     every objective tuned on dev, scored on halves of dev they were not tuned on and on test."""
     import json
 
@@ -384,7 +342,7 @@ def hoc_test_cli(
     baseline_scores: Optional[Path] = typer.Option(None, "--baseline-scores", help="Also write the second model's (the baseline's) test scores as flat JSON"),
     gpu_id: int = gpu_option(),
 ):
-    """Score trained HoC pipelines (tuned with hoc-thresholds) on the test split: micro and macro F1
+    """Score trained HoC pipelines (tuned with `release tune-thresholds`) on the test split: micro and macro F1
     beside each other, as JSON and a Markdown table. Pipelines sharing a row name (seeds trained
     with ``spacy train``) are one row, as mean (std)."""
     from ..evaluation.hoc import evaluate_hoc_models, write_hoc_results

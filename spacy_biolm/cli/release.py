@@ -1,4 +1,6 @@
-"""``spacy-biolm release``: the release's wheels (the pipeline and the spacy-biolm library it needs)."""
+"""``spacy-biolm release``: commands that change or build a saved pipeline: its tuned HoC thresholds,
+its float16 weights, a config sharing its encoder, and the release's wheels (the pipeline and the
+spacy-biolm library it needs)."""
 
 from pathlib import Path
 from typing import Optional
@@ -6,11 +8,12 @@ from typing import Optional
 import typer
 from wasabi import msg
 
-from ._common import sub_app, user_errors
+from ._common import gpu_option, objective_option, sub_app, user_errors
 
 __all__ = ["app"]
 
-app = sub_app("The release: the pipeline wheel beside the spacy-biolm wheel it requires.")
+app = sub_app("Change or build a saved pipeline: tune its HoC thresholds, halve its weights, share its encoder, "
+              "package the pipeline wheel beside the spacy-biolm wheel it requires.")
 
 
 @app.command("package")
@@ -73,3 +76,32 @@ def share_encoder_cli(
     output.parent.mkdir(parents=True, exist_ok=True)
     config.to_disk(output)
     msg.good(f"Wrote {output}: {config_path.name} on the frozen transformer of {source}")
+
+
+@app.command("tune-thresholds")
+def tune_thresholds_cli(
+    model_dir: Path = typer.Argument(..., help="Trained pipeline with a textcat_multilabel (e.g. training/hoc/model-best); updated in place"),
+    dev_path: Path = typer.Argument(..., help="Dev DocBin (corpus/hoc/dev.spacy)"),
+    output: Optional[Path] = typer.Option(None, "--output", help="Also write the thresholds and dev scores here (JSON)"),
+    objective: str = objective_option(),
+    gpu_id: int = gpu_option(),
+):
+    """Tune a threshold for every label on dev (of 0.05 ... 0.95, by --objective) and store them in
+    the pipeline's config as its textcat scorer, so `spacy.load` and `spacy evaluate` use them.
+    Also reports each objective's dev scores cross-validated over halves of dev."""
+    import json
+
+    from ..evaluation.hoc import tune_pipeline_thresholds
+
+    with user_errors():
+        result = tune_pipeline_thresholds(model_dir, dev_path, use_gpu=gpu_id, objective=objective)
+    before, after = result["dev_untuned"], result["dev_tuned"]
+    msg.good(f"{model_dir}: dev micro F1 {100 * before['cats_micro_f']:.2f} -> {100 * after['cats_micro_f']:.2f}, "
+             f"macro F1 {100 * before['cats_macro_f']:.2f} -> {100 * after['cats_macro_f']:.2f} with {objective} thresholds")
+    for name, scores in result["dev_cross_validated"].items():
+        msg.text(f"  {name}: micro F1 {100 * scores['micro_f']:.2f}, macro F1 {100 * scores['macro_f']:.2f} "
+                 "on halves of dev the thresholds were not tuned on")
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps(result, indent=2), encoding="utf8")
+

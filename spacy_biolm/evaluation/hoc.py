@@ -157,7 +157,7 @@ def tested_scores(model_dir: Path, test: Path, use_gpu: int) -> Dict[str, object
     """Test scores of a tuned pipeline, with its tuned dev scores and thresholds beside them."""
     tuned_path = Path(model_dir) / THRESHOLDS_FILE
     if not tuned_path.is_file():
-        raise FileNotFoundError(f"{tuned_path} missing: tune the thresholds first (spacy-biolm evaluate hoc-thresholds)")
+        raise FileNotFoundError(f"{tuned_path} missing: tune the thresholds first (spacy-biolm release tune-thresholds)")
     tuned = json.loads(tuned_path.read_text(encoding="utf8"))
     scores = score_pipeline(model_dir, test, use_gpu=use_gpu)
     scores.update({f"dev_{k}": v for k, v in tuned["dev_tuned"].items()})

@@ -187,8 +187,8 @@ def make_multilabel_thresholds_scorer(
     default_threshold: float = 0.5,
 ) -> Callable[..., Dict[str, Any]]:
     """Scorer for ``textcat_multilabel``: spaCy's ``cats_*`` keys, with every label decided by its
-    own threshold (``thresholds``: {label: cut-off}, e.g. tuned on dev by ``spacy-biolm evaluate
-    hoc-thresholds``; ``default_threshold`` for the others). Micro P/R/F over (document, label)
+    own threshold (``thresholds``: {label: cut-off}, e.g. tuned on dev by ``spacy-biolm release
+    tune-thresholds``; ``default_threshold`` for the others). Micro P/R/F over (document, label)
     decisions, macro over labels."""
     for label, value in thresholds.items():
         if not 0.0 <= float(value) <= 1.0:

@@ -193,9 +193,9 @@ def test_thresholds_and_test_commands_write_the_config_the_table_and_the_release
     shutil.copytree(bow_pipeline[0], model)
     untuned = CliRunner().invoke(app, ["evaluate", "hoc-test", str(tmp_path / "r.json"), f"bow={model}", "--test", str(bow_pipeline[1])])
     assert untuned.exit_code == 1 and "tune the thresholds first" in untuned.output
-    unknown = CliRunner().invoke(app, ["evaluate", "hoc-thresholds", str(model), str(bow_pipeline[1]), "--objective", "best"])
+    unknown = CliRunner().invoke(app, ["release", "tune-thresholds", str(model), str(bow_pipeline[1]), "--objective", "best"])
     assert unknown.exit_code == 2 and "'best' is not one of" in unknown.output
-    tuned = CliRunner().invoke(app, ["evaluate", "hoc-thresholds", str(model), str(bow_pipeline[1])])
+    tuned = CliRunner().invoke(app, ["release", "tune-thresholds", str(model), str(bow_pipeline[1])])
     assert tuned.exit_code == 0, tuned.output
     said = " ".join(tuned.output.split())  # wasabi wraps long lines
     assert "with label_f1 thresholds" in said and "micro_f1: micro F1" in said
