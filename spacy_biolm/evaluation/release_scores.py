@@ -4,63 +4,28 @@ its baseline and the paper, gathered from the task evaluations the project wrote
 wheel's meta.json and README. ``results/release.json`` (committed) holds
 per component its headline metric: ours, every baseline measured in the same run, the strongest of
 them, the paper's value, its training time, and the run's encoder, profile and device; README's score table is
-generated from it (``spacy-biolm docs scores-table``).
+generated from it (``spacy-biolm docs scores-table``). Each component's row (task, test set,
+scores, headline metric, the paper's value, the baselines its scorer reports) is defined beside the
+component and gathered in :data:`spacy_biolm.pipes.release_rows.RELEASE_ROWS`.
 """
 
 import json
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ..pipes.release_rows import RELEASE_ROWS
 from .tables import markdown_table
 
-__all__ = ["RELEASE_METRICS", "HEADLINES", "release_rows", "release_table", "release_results", "results_table",
+__all__ = ["paper_value", "release_rows", "release_table", "release_results", "results_table",
            "one_encoder_table"]
-
-# component -> (what it does, its test set, [(metric key in the evaluation JSON, column title)])
-RELEASE_METRICS: Dict[str, Tuple[str, str, List[Tuple[str, str]]]] = {
-    "ner": ("diseases", "NCBI-disease test", [("ents_p", "P"), ("ents_r", "R"), ("ents_f", "F1")]),
-    "ner_gene": ("genes and proteins", "BC2GM test", [("ents_p", "P"), ("ents_r", "R"), ("ents_f", "F1")]),
-    "relation_extractor": ("gene-disease associations", "GAD fold 1 test (gold entities)",
-                           [("rel_micro_p", "P"), ("rel_micro_r", "R"), ("rel_micro_f", "F1")]),
-    "yes_no": ("yes/no answers", "BioASQ yes/no test (Bio-ELECTRA)",
-               [("yes_no_f_yes", "F1 yes"), ("yes_no_f_no", "F1 no")]),
-    "answer_span": ("factoid answers", "BioASQ 7b factoid test (5 batches, golden answers)",
-                    [("answer_strict_acc", "strict"), ("answer_lenient_acc", "lenient")]),
-    "answer_reranker": ("answer-sentence ranking", "BioASQ reranking test (Bio-ELECTRA)",
-                        [("rerank_mrr", "MRR")]),
-    "hallmarks": ("hallmarks of cancer (document classes, `doc.cats`)", "HoC test (fixed PMID split)",
-                  [("cats_micro_f", "micro F1"), ("cats_macro_f", "macro F1")]),
-}
-
-
-# component -> (headline metric key, its title, the paper's value: (source, path in
-# paper_results.json to the model's list of values, index in it)). yes/no's headline is the macro F1
-# of the two answers (always "yes" scores F1(no) = 0, so each F1 alone flatters one side); the
-# paper's macro value is the mean of its F1 yes and F1 no. answer_span's headline is BioASQ's own
-# per-question metric: per-snippet SQuAD EM (on Bio-ELECTRA's dev.json, in qa_results.md) sets a
-# reader of one snippet against a frequency baseline that counts words over all of the question's
-# snippets; per question, both see all of them. Where a paper reports per batch (ELECTRAMed's five
-# BioASQ 7b batches), its value is the mean over the batches.
-HEADLINES: Dict[str, Tuple[str, str, Optional[Tuple[str, Tuple[str, ...], Tuple[int, ...]]]]] = {
-    "ner": ("ents_f", "F1", ("bio_electra_2020", ("ner", "NCBI-disease", "bio_electra"), (2,))),
-    "ner_gene": ("ents_f", "F1", ("bio_electra_2020", ("ner", "BC2GM", "bio_electra"), (2,))),
-    "relation_extractor": ("rel_micro_f", "F1", ("bio_electra_2020", ("re", "GAD", "bio_electra"), (2,))),
-    "yes_no": ("yes_no_macro_f", "macro F1", ("bio_electra_2020", ("yesno_bioasq8b", "bio_electra"), (2, 5))),
-    "answer_span": ("answer_strict_acc", "strict accuracy", ("electramed_2021", ("qa_bioasq7b",), (0,))),
-    "answer_reranker": ("rerank_mrr", "MRR", ("bio_electra_2020", ("reranking_bioasq", "bio_electra"), (0,))),
-    # BioALBERT evaluates on HoC, but paper_results.json has no HoC number: no paper value.
-    "hallmarks": ("cats_micro_f", "micro F1", None),
-}
-# Baselines a task's scorer reports beside our score: {component: {title: key in the same scores}}.
-SCORER_BASELINES = {"answer_reranker": {"random order of the candidates (expected)": "rerank_mrr_random"}}
 
 
 def paper_value(paper: Dict[str, object], component: str) -> Optional[Dict[str, object]]:
     """``{"name", "value"}`` (value as a fraction, like ours) of the paper's headline number for
     ``component``, or None when ``paper`` lacks it."""
-    if HEADLINES[component][2] is None:
+    if RELEASE_ROWS[component].paper is None:
         return None
-    source, path, indices = HEADLINES[component][2]
+    source, path, indices = RELEASE_ROWS[component].paper
     node: object = paper.get(source, {})
     for key in path:
         node = node.get(key, {}) if isinstance(node, dict) else {}
@@ -92,10 +57,10 @@ def release_results(
     components = []
     for row in release_rows(metric_paths):
         component = row["component"]
-        key, title, _ = HEADLINES[component]
+        key, title = RELEASE_ROWS[component].headline, RELEASE_ROWS[component].headline_title
         scores = json.loads(Path(metric_paths[component]).read_text(encoding="utf8"))
         baselines = {name: values.get(key) for name, values in scores.get("baselines", {}).items()}
-        baselines.update({name: scores.get(k) for name, k in SCORER_BASELINES.get(component, {}).items()})
+        baselines.update({name: scores.get(k) for name, k in RELEASE_ROWS[component].scorer_baselines.items()})
         for name, path in (baseline_paths or {}).get(component, {}).items():
             baselines[name] = json.loads(Path(path).read_text(encoding="utf8")).get(key)
         measured = {name: value for name, value in baselines.items() if value is not None}
@@ -159,9 +124,10 @@ def release_rows(metric_paths: Dict[str, Path]) -> List[Dict[str, object]]:
     set and ``{title: score}``. An unknown component or a missing metric is an error naming it."""
     rows = []
     for component, path in metric_paths.items():
-        if component not in RELEASE_METRICS:
-            raise KeyError(f"{component!r} is not a release component; expected one of {list(RELEASE_METRICS)}")
-        task, test_set, metrics = RELEASE_METRICS[component]
+        if component not in RELEASE_ROWS:
+            raise KeyError(f"{component!r} is not a release component; expected one of {list(RELEASE_ROWS)}")
+        definition = RELEASE_ROWS[component]
+        task, test_set, metrics = definition.task, definition.test_set, definition.metrics
         scores = json.loads(Path(path).read_text(encoding="utf8"))
         missing = [key for key, _ in metrics if key not in scores]
         if missing:
@@ -175,7 +141,7 @@ def release_table(rows: Sequence[Dict[str, object]]) -> str:
     """Markdown table: component, task, test set, and its scores in percent (MRR as is)."""
     table_rows = []
     for row in rows:
-        titles = dict(RELEASE_METRICS[row["component"]][2])
+        titles = dict(RELEASE_ROWS[row["component"]].metrics)
         shown = []
         for key, value in row["scores"].items():
             title = titles[key]

@@ -20,7 +20,10 @@ from spacy.scorer import PRFScore, Scorer
 from spacy.training import Example
 from spacy.util import registry
 
+from .release_row import ReleaseRow
+
 __all__ = [
+    "HALLMARKS_RELEASE_ROW",
     "DEFAULT_GRID",
     "OBJECTIVES",
     "cross_validate_thresholds",
@@ -34,6 +37,11 @@ __all__ = [
 DEFAULT_GRID = tuple(round(0.05 * i, 2) for i in range(1, 20))
 #: What :func:`tune_thresholds` maximises on dev: each label's own F1, or micro F1 with one shared cut-off.
 OBJECTIVES = ("label_f1", "micro_f1")
+#: The release's row of ``hallmarks`` (spaCy's textcat_multilabel scored by this module's scorer).
+#: BioALBERT evaluates on HoC, but paper_results.json has no HoC number: no paper value.
+HALLMARKS_RELEASE_ROW = ReleaseRow("hallmarks of cancer (document classes, `doc.cats`)", "HoC test (fixed PMID split)",
+                                   (("cats_micro_f", "micro F1"), ("cats_macro_f", "macro F1")), "cats_micro_f", "micro F1",
+                                   None)
 
 
 def assigned_labels(cats: Dict[str, float], thresholds: Dict[str, float], default: float = 0.5) -> List[str]:

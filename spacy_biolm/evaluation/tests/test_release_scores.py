@@ -109,3 +109,15 @@ def test_one_encoder_table_sets_each_component_beside_its_own_encoder_release(tm
     assert "| float16 ≥ baseline |" in output.read_text(encoding="utf8")
     one_label = CliRunner().invoke(app, ["docs", "one-encoder-table", str(per_task), str(one), "--labels", "float32"])
     assert one_label.exit_code == 1 and "two names" in one_label.output
+
+
+def test_every_release_row_names_its_headline_among_the_scores_it_reads():
+    from spacy_biolm.pipes.release_rows import RELEASE_ROWS
+
+    assert list(RELEASE_ROWS) == ["ner", "ner_gene", "relation_extractor", "yes_no", "answer_span", "answer_reranker",
+                                  "hallmarks"]
+    for component, row in RELEASE_ROWS.items():
+        keys = [key for key, _ in row.metrics]
+        assert keys and len(set(keys)) == len(keys), component
+        # yes/no's headline (macro F1) is computed by its scorer beside the two F1s the row shows.
+        assert row.headline in keys or component == "yes_no", component
