@@ -1,7 +1,7 @@
 """``spacy-biolm docs``: documentation generated from the project, so that it cannot drift."""
 
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 from wasabi import msg
@@ -93,6 +93,25 @@ def includes_cli(
     if check and stale:
         msg.fail(f"{readme} quotes stale copies of {', '.join(stale)}: run `spacy-biolm docs includes`", exits=1)
     msg.good(f"{'Updated ' + ', '.join(stale) if stale and not check else 'Every included file is up to date'} in {readme}")
+
+
+@app.command("entity-corpora-table")
+def entity_corpora_table_cli(
+    output: Path = typer.Argument(..., help="Markdown file to write"),
+    results: List[str] = typer.Argument(..., help="COLUMN=JSON pairs: `evaluate entity-corpora` results, one column each (e.g. 'multi-corpus=metrics/multi_corpus.json')"),
+):
+    """Per entity type, every test set's F1 for each pipeline, † where it never trained on the
+    corpus, and the type's macro F1 over the test sets all were scored on."""
+    from ..evaluation.entities import entity_corpora_table
+    from ..evaluation.tables import parse_named_paths
+    from ..run_record import read_record, with_run_comment
+
+    with user_errors(ValueError, OSError):
+        named = parse_named_paths(results)
+        text = with_run_comment(entity_corpora_table(named), read_record(next(iter(named.values()))))
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text, encoding="utf8")
+    msg.good(f"Wrote {output}")
 
 
 @app.command("one-encoder-table")

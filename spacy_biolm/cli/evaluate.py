@@ -210,6 +210,27 @@ def entity_types_cli(
              + " ".join(f"{k}={100 * (scores[k] or 0):.2f}" for k in ("ents_p", "ents_r", "ents_f")))
 
 
+@app.command("entity-corpora")
+def entity_corpora_cli(
+    model_path: Path = typer.Argument(..., help="Trained pipeline with one or more ner/typed_ner components"),
+    directory: Path = typer.Argument(..., help="Folder of NER corpora converted to the release's entity types (projects/entity-types: corpus/ner)", exists=True, file_okay=False),
+    corpus: List[str] = typer.Option(..., "--corpus", help="A corpus name of spacy_biolm/corpora/entity_types.py (repeatable)"),
+    output: Path = typer.Option(..., "--output", help="Scores JSON to write"),
+    split: str = typer.Option("test", "--split", help="Which split of each corpus"),
+    gpu_id: int = gpu_option(),
+):
+    """Score a pipeline on many corpora's test sets, each on the entity types it annotates
+    completely and the pipeline predicts, and record which corpora the pipeline trained on (for
+    `docs entity-corpora-table`: in-corpus against cross-corpus)."""
+    from ..evaluation.entities import evaluate_entity_corpora
+
+    with user_errors(ValueError, OSError):
+        results = evaluate_entity_corpora(model_path, directory, corpus, output, split=split, use_gpu=gpu_id)
+    for name, scores in results["corpora"].items():
+        msg.info(f"{name} ({', '.join(scores['types'])}): F1 {100 * (scores['ents_f'] or 0):.1f}")
+    msg.good(f"Wrote {output}")
+
+
 @app.command("multitask")
 def multitask_cli(
     model_dir: Path = typer.Argument(..., help="The multi-task pipeline (training/multitask/model-best); its hallmarks thresholds are tuned in place"),

@@ -34,9 +34,10 @@ from spacy.util import registry
 from ..doc_data import give_entities, mark_relations_missing, set_annotated_entity_types
 from ..errors import CorpusFormatError
 from .corpus_files import check_limit, existing_corpus_file, first, read_docbin, unannotated_copy
+from .entity_types import annotated_types
 
 __all__ = ["ANNOTATIONS", "SCHEDULES", "TaskCorpus", "MultiTaskCorpus", "schedule_shares", "create_task_corpus",
-           "create_multitask_corpus"]
+           "create_multitask_corpus", "entity_type_corpora", "create_entity_type_corpora"]
 
 #: What a task corpus can annotate: ``doc.ents``, ``doc.cats``, ``doc._.relations``.
 ANNOTATIONS = ("entities", "cats", "relations")
@@ -223,4 +224,47 @@ def create_multitask_corpus(
         size: Examples per epoch (per call); 0: the corpora's total number of Docs. With
             ``proportional`` and 0, an epoch is every Doc of every corpus once.
     """
+    return MultiTaskCorpus(tasks, schedule=schedule, temperature=temperature, size=size)
+
+
+def entity_type_corpora(directory: Path, corpora: Sequence[str], split: str, limit: int = 0) -> Dict[str, TaskCorpus]:
+    """``{corpus: TaskCorpus}`` of NER corpora converted to the release's entity types
+    (``directory/<corpus>/<split>.spacy``, as projects/entity-types writes them), each annotating
+    the types :data:`~spacy_biolm.corpora.entity_types.ENTITY_TYPES` maps its labels to."""
+    if not corpora:
+        raise ValueError("entity_type_corpora needs at least one corpus name")
+    tasks = {}
+    for corpus in corpora:
+        types = annotated_types(corpus)
+        if not types:
+            raise ValueError(f"{corpus} annotates no entity type completely (spacy_biolm/corpora/entity_types.py): "
+                             f"it would teach no typed_ner, leave it out")
+        tasks[corpus] = TaskCorpus(Path(directory) / corpus / f"{split}.spacy", ["entities"], entity_types=types, limit=limit)
+    return tasks
+
+
+@registry.readers("spacy-biolm.EntityTypeCorpora.v1")
+def create_entity_type_corpora(
+    directory: Path,
+    corpora: List[str],
+    split: str,
+    schedule: str = "temperature",
+    temperature: float = 2.0,
+    size: int = 0,
+    limit: int = 0,
+) -> Callable[[Language], Iterable[Example]]:
+    """NER corpora of different entity types interleaved, for one ``typed_ner`` per type: a
+    ``spacy-biolm.MultiTaskCorpus.v1`` of one ``spacy-biolm.TaskCorpus.v1`` per corpus, whose
+    entity types are the ones the project's table maps its labels to
+    (``spacy_biolm/corpora/entity_types.py``), so a corpus never teaches that another's type is
+    no entity.
+
+    Args:
+        directory: where ``<corpus>/<split>.spacy`` are (projects/entity-types: ``corpus/ner``).
+        corpora: the corpora's names in the table (e.g. ``["NCBI-disease", "BC2GM", "LINNAEUS"]``).
+        split: ``train``, ``devel`` or ``test``.
+        schedule, temperature, size: as ``spacy-biolm.MultiTaskCorpus.v1``.
+        limit: read at most this many Docs of each corpus (0: all).
+    """
+    tasks = entity_type_corpora(directory, corpora, split, limit=limit)
     return MultiTaskCorpus(tasks, schedule=schedule, temperature=temperature, size=size)

@@ -8,33 +8,135 @@ compared by.
 """
 
 from pathlib import Path
-from typing import Dict, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
-__all__ = ["evaluate_entity_types"]
+__all__ = ["evaluate_entity_types", "score_entity_types", "evaluate_entity_corpora", "pipeline_entity_types",
+           "trained_on", "entity_corpora_table"]
 
 
-def evaluate_entity_types(model_path: Path, data_path: Path, types: Sequence[str], output: Optional[Path] = None,
-                          use_gpu: int = -1) -> Dict[str, object]:
-    """``ents_p``, ``ents_r``, ``ents_f`` and ``ents_per_type`` of the pipeline at ``model_path``
-    on the DocBin ``data_path``, counting entities of ``types`` only; optionally written as JSON."""
-    import spacy
+def score_entity_types(nlp, data_path: Path, types: Sequence[str]) -> Dict[str, object]:
+    """``ents_p``, ``ents_r``, ``ents_f`` and ``ents_per_type`` of ``nlp`` on the DocBin
+    ``data_path``, counting entities of ``types`` only (predictions over missing gold tokens
+    neither right nor wrong), with ``types`` and ``docs``."""
     from spacy.training import Corpus, Example
 
     from ..doc_data import set_annotated_entity_types
     from ..pipes.entity_scorer import score_annotated_entities
 
-    if use_gpu >= 0:
-        spacy.require_gpu(use_gpu)
-    nlp = spacy.load(model_path)
     examples = list(Corpus(str(data_path))(nlp))
     for eg in examples:
         set_annotated_entity_types(eg.reference, types)
     predicted = nlp.pipe(eg.predicted for eg in examples)
     scores = score_annotated_entities(Example(doc, eg.reference) for doc, eg in zip(predicted, examples))
     scores.update({"types": sorted(types), "docs": len(examples)})
+    return scores
+
+
+def _load(model_path: Path, use_gpu: int):
+    import spacy
+
+    if use_gpu >= 0:
+        spacy.require_gpu(use_gpu)
+    return spacy.load(model_path)
+
+
+def _write(output: Optional[Path], scores: Dict[str, object], use_gpu: int) -> None:
     if output is not None:
         from ..run_record import write_json
 
         Path(output).parent.mkdir(parents=True, exist_ok=True)
         write_json(output, scores, device="gpu" if use_gpu >= 0 else "cpu")
+
+
+def evaluate_entity_types(model_path: Path, data_path: Path, types: Sequence[str], output: Optional[Path] = None,
+                          use_gpu: int = -1) -> Dict[str, object]:
+    """:func:`score_entity_types` of the pipeline at ``model_path``; optionally written as JSON."""
+    scores = score_entity_types(_load(model_path, use_gpu), data_path, types)
+    _write(output, scores, use_gpu)
     return scores
+
+
+def pipeline_entity_types(nlp) -> List[str]:
+    """The entity labels the pipeline's NER components (``ner``, ``typed_ner``) predict."""
+    from spacy.pipeline import EntityRecognizer
+
+    return sorted({label for _, pipe in nlp.pipeline if isinstance(pipe, EntityRecognizer) for label in pipe.labels})
+
+
+def trained_on(nlp, corpora: Sequence[str]) -> List[str]:
+    """Which of ``corpora`` the pipeline's ``[corpora.train]`` read: a name given as a value
+    (``spacy-biolm.EntityTypeCorpora.v1``'s list) or as a folder of a path
+    (``corpus/ner/NCBI-disease/train.spacy``)."""
+    seen = set()
+
+    def walk(value) -> None:
+        if isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item)
+        elif isinstance(value, str):
+            seen.add(value)
+            seen.update(Path(value).parts)
+
+    walk(nlp.config.get("corpora", {}).get("train", {}))
+    return [corpus for corpus in corpora if corpus in seen]
+
+
+def evaluate_entity_corpora(model_path: Path, directory: Path, corpora: Sequence[str], output: Optional[Path] = None,
+                            split: str = "test", use_gpu: int = -1) -> Dict[str, object]:
+    """The pipeline at ``model_path`` on each corpus's ``directory/<corpus>/<split>.spacy``
+    (converted to the release's entity types), scored on each type the corpus annotates
+    completely (``spacy_biolm/corpora/entity_types.py``) and the pipeline predicts: ``{"types":
+    the pipeline's, "trained_on": the corpora it trained on, "corpora": {corpus: scores}}`` (a
+    corpus sharing no type with the pipeline is left out); optionally written as JSON."""
+    from ..corpora.entity_types import annotated_types
+
+    nlp = _load(model_path, use_gpu)
+    types = pipeline_entity_types(nlp)
+    results: Dict[str, object] = {"model": str(model_path), "split": split, "types": types,
+                                  "trained_on": trained_on(nlp, corpora), "corpora": {}}
+    for corpus in corpora:
+        shared = [t for t in annotated_types(corpus) if t in types]
+        if shared:
+            results["corpora"][corpus] = score_entity_types(nlp, Path(directory) / corpus / f"{split}.spacy", shared)
+    _write(output, results, use_gpu)
+    return results
+
+
+def entity_corpora_table(results: Dict[str, Path]) -> str:
+    """Markdown: per entity type, each corpus's F1 of every pipeline in ``results`` (``{column:
+    evaluate_entity_corpora JSON}``), † where the pipeline never trained on that corpus, and the
+    type's macro F1 over the corpora every pipeline was scored on."""
+    import json
+
+    from ..corpora.entity_types import RELEASE_TYPES
+    from .tables import markdown_table
+
+    loaded = {name: json.loads(Path(path).read_text(encoding="utf8")) for name, path in results.items()}
+
+    def f1(result, corpus, entity_type):
+        # None: not scored (the pipeline lacks the type, or the test set has no mention of it and none was predicted)
+        score = ((result["corpora"].get(corpus) or {}).get("ents_per_type") or {}).get(entity_type)
+        return None if score is None else 100 * score["f"]
+
+    rows = []
+    for entity_type in RELEASE_TYPES:
+        corpora = [c for c in dict.fromkeys(c for r in loaded.values() for c in r["corpora"])
+                   if any(entity_type in r["corpora"].get(c, {}).get("types", []) for r in loaded.values())]
+        if not corpora:
+            continue
+        common = [c for c in corpora if all(f1(r, c, entity_type) is not None for r in loaded.values())]
+        for corpus in corpora:
+            cells = []
+            for result in loaded.values():
+                value = f1(result, corpus, entity_type)
+                cells.append("–" if value is None else f"{value:.1f}" + ("" if corpus in result["trained_on"] else " †"))
+            rows.append([entity_type, corpus, *cells])
+        if common:
+            macro = [sum(f1(r, c, entity_type) for c in common) / len(common) for r in loaded.values()]
+            rows.append([f"**{entity_type}**", f"**macro ({len(common)} corpora)**", *(f"**{m:.1f}**" for m in macro)])
+    header = ["type", "test set", *loaded]
+    note = "\nF1 on each test set's own annotated types; † the pipeline never trained on that corpus; – it does not predict the type.\n"
+    return markdown_table(header, rows) + note

@@ -1,0 +1,106 @@
+"""projects/entity-types' five-type NER: its reader, both configs trained by plain `spacy train`,
+scored on many corpora's test sets, and the in-corpus/cross-corpus table."""
+
+import json
+from pathlib import Path
+
+import pytest
+import spacy
+from spacy.tokens import DocBin, Span
+from spacy.util import load_config
+
+from spacy_biolm.doc_data import set_annotated_entity_types
+
+REPO = Path(__file__).resolve().parents[1]
+CONFIGS = REPO / "projects" / "entity-types" / "configs"
+TYPES = {"ner": "DISEASE", "ner_gene": "GENE", "ner_chemical": "CHEMICAL", "ner_species": "SPECIES", "ner_cell": "CELL"}
+# Three corpora as the project's convert step writes them: (text, entities) per Doc, types recorded.
+CORPORA = {
+    "NCBI-disease": ("Patients with breast cancer carry BRCA1 .", [(2, 4, "DISEASE")]),
+    "BC2GM": ("BRCA1 binds RAD51 in breast cancer .", [(0, 1, "GENE"), (2, 3, "GENE")]),
+    "BioNLP13CG": ("Aspirin blocks COX2 in mouse macrophages .", [(0, 1, "CHEMICAL"), (2, 3, "GENE"), (4, 5, "SPECIES"), (5, 6, "CELL")]),
+}
+ANNOTATES = {"NCBI-disease": ["DISEASE"], "BC2GM": ["GENE"], "BioNLP13CG": ["CELL", "CHEMICAL", "GENE", "SPECIES"]}
+
+
+def _write_corpora(directory: Path) -> Path:
+    nlp = spacy.blank("en")
+    for corpus, (text, ents) in CORPORA.items():
+        docs = []
+        for i in range(4):
+            doc = nlp.make_doc(text)
+            doc.set_ents([Span(doc, s, e, label=label) for s, e, label in ents], default="outside")
+            set_annotated_entity_types(doc, ANNOTATES[corpus])
+            docs.append(doc)
+        for split in ("train", "devel", "test"):
+            (directory / corpus).mkdir(parents=True, exist_ok=True)
+            DocBin(docs=docs, store_user_data=True).to_disk(directory / corpus / f"{split}.spacy")
+    return directory
+
+
+def _overrides(directory: Path) -> dict:
+    names = list(CORPORA)
+    return {"paths.corpus_dir": str(directory), "corpora.train.corpora": names, "corpora.dev.corpora": names,
+            "training.max_steps": 3, "training.eval_frequency": 3}
+
+
+def test_the_reader_gives_each_corpus_the_types_the_table_maps(tmp_path):
+    from spacy_biolm.corpora.multitask import entity_type_corpora
+
+    tasks = entity_type_corpora(_write_corpora(tmp_path), list(CORPORA), "train")
+    assert {name: list(task.entity_types) for name, task in tasks.items()} == {
+        "NCBI-disease": ["DISEASE"], "BC2GM": ["GENE"], "BioNLP13CG": ["GENE", "CHEMICAL", "SPECIES", "CELL"]}
+    with pytest.raises(ValueError, match="AnatEM annotates no entity type completely"):
+        entity_type_corpora(tmp_path, ["AnatEM"], "train")
+    with pytest.raises(ValueError, match="no entity-type table for corpus 'Mine'"):
+        entity_type_corpora(tmp_path, ["Mine"], "train")
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    from spacy.cli.train import train
+
+    from spacy_biolm.testing import make_tiny_encoder
+
+    work = tmp_path_factory.mktemp("entity_types")
+    directory = _write_corpora(work / "corpus")
+    encoder = make_tiny_encoder(work / "encoder", vocab_sentences=[text for text, _ in CORPORA.values()] * 20,
+                                vocab_size=120, layers=1)
+    out = {}
+    for name, extra in [("ner_entity_types", {"paths.encoder": str(encoder)}), ("ner_entity_types_cnn", {})]:
+        train(CONFIGS / f"{name}.cfg", work / name, overrides={**_overrides(directory), **extra})
+        out[name] = work / name / "model-last"
+    return directory, out
+
+
+@pytest.mark.parametrize("name", ["ner_entity_types", "ner_entity_types_cnn"])
+def test_spacy_train_trains_one_typed_ner_per_type(trained, name):
+    _, models = trained
+    nlp = spacy.load(models[name])
+    assert nlp.pipe_names == load_config(CONFIGS / f"{name}.cfg", interpolate=False)["nlp"]["pipeline"]
+    assert {pipe: nlp.get_pipe(pipe).labels for pipe in TYPES} == {pipe: (t,) for pipe, t in TYPES.items()}
+
+
+def test_corpora_are_scored_on_their_types_and_tabulated_with_unseen_corpora_marked(trained, tmp_path):
+    from spacy_biolm.evaluation.entities import entity_corpora_table, evaluate_entity_corpora
+
+    directory, models = trained
+    full = evaluate_entity_corpora(models["ner_entity_types"], directory, list(CORPORA), tmp_path / "all.json")
+    assert full["trained_on"] == list(CORPORA) and full["types"] == sorted(TYPES.values())
+    assert {c: s["types"] for c, s in full["corpora"].items()} == {c: sorted(t) for c, t in ANNOTATES.items()}
+    assert json.loads((tmp_path / "all.json").read_text())["run"]["date"]
+    # A pipeline of DISEASE and GENE only, trained on NCBI-disease alone: BioNLP13CG is scored on GENE,
+    # and BC2GM and BioNLP13CG are corpora it never trained on.
+    nlp = spacy.load(models["ner_entity_types_cnn"])
+    for name in ("ner_chemical", "ner_species", "ner_cell"):
+        nlp.remove_pipe(name)
+    nlp.config["corpora"]["train"]["corpora"] = ["NCBI-disease"]
+    nlp.to_disk(tmp_path / "two_types")
+    two = evaluate_entity_corpora(tmp_path / "two_types", directory, list(CORPORA), tmp_path / "two.json")
+    assert two["trained_on"] == ["NCBI-disease"] and two["corpora"]["BioNLP13CG"]["types"] == ["GENE"]
+    table = entity_corpora_table({"five types": tmp_path / "all.json", "two types": tmp_path / "two.json"})
+    gene_rows = [line for line in table.splitlines() if line.startswith("| GENE |")]
+    assert len(gene_rows) == 2 and all(line.endswith(" † |") for line in gene_rows)
+    chemical = next(line for line in table.splitlines() if line.startswith("| CHEMICAL |"))
+    assert chemical.endswith("| – |") and "macro (1 corpora)" not in table.split("| CHEMICAL |")[1]
+    assert "**macro (2 corpora)**" in table  # GENE: both pipelines scored on BC2GM and BioNLP13CG
