@@ -98,6 +98,9 @@ def test_corpora_are_scored_on_their_types_and_tabulated_with_unseen_corpora_mar
     nlp.to_disk(tmp_path / "two_types")
     two = evaluate_entity_corpora(tmp_path / "two_types", directory, list(CORPORA), tmp_path / "two.json")
     assert two["trained_on"] == ["NCBI-disease"] and two["corpora"]["BioNLP13CG"]["types"] == ["GENE"]
+    # An assembled pipeline's config names no training corpora: they are given.
+    told = evaluate_entity_corpora(tmp_path / "two_types", directory, ["BC2GM"], trained=["NCBI-disease", "BC2GM"])
+    assert told["trained_on"] == ["NCBI-disease", "BC2GM"]
     table = entity_corpora_table({"five types": tmp_path / "all.json", "two types": tmp_path / "two.json"})
     gene_rows = [line for line in table.splitlines() if line.startswith("| GENE |")]
     assert len(gene_rows) == 2 and all(line.endswith(" † |") for line in gene_rows)

@@ -217,6 +217,7 @@ def entity_corpora_cli(
     corpus: List[str] = typer.Option(..., "--corpus", help="A corpus name of spacy_biolm/corpora/entity_types.py (repeatable)"),
     output: Path = typer.Option(..., "--output", help="Scores JSON to write"),
     split: str = typer.Option("test", "--split", help="Which split of each corpus"),
+    trained_on: List[str] = typer.Option([], "--trained-on", help="A corpus the pipeline trained on (repeatable), for an assembled pipeline whose config does not say (default: read from its [corpora.train])"),
     gpu_id: int = gpu_option(),
 ):
     """Score a pipeline on many corpora's test sets, each on the entity types it annotates
@@ -225,7 +226,8 @@ def entity_corpora_cli(
     from ..evaluation.entities import evaluate_entity_corpora
 
     with user_errors(ValueError, OSError):
-        results = evaluate_entity_corpora(model_path, directory, corpus, output, split=split, use_gpu=gpu_id)
+        results = evaluate_entity_corpora(model_path, directory, corpus, output, split=split, use_gpu=gpu_id,
+                                          trained=trained_on or None)
     for name, scores in results["corpora"].items():
         msg.info(f"{name} ({', '.join(scores['types'])}): F1 {100 * (scores['ents_f'] or 0):.1f}")
     msg.good(f"Wrote {output}")

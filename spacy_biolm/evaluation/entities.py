@@ -85,18 +85,22 @@ def trained_on(nlp, corpora: Sequence[str]) -> List[str]:
 
 
 def evaluate_entity_corpora(model_path: Path, directory: Path, corpora: Sequence[str], output: Optional[Path] = None,
-                            split: str = "test", use_gpu: int = -1) -> Dict[str, object]:
+                            split: str = "test", use_gpu: int = -1,
+                            trained: Optional[Sequence[str]] = None) -> Dict[str, object]:
     """The pipeline at ``model_path`` on each corpus's ``directory/<corpus>/<split>.spacy``
     (converted to the release's entity types), scored on each type the corpus annotates
     completely (``spacy_biolm/corpora/entity_types.py``) and the pipeline predicts: ``{"types":
     the pipeline's, "trained_on": the corpora it trained on, "corpora": {corpus: scores}}`` (a
-    corpus sharing no type with the pipeline is left out); optionally written as JSON."""
+    corpus sharing no type with the pipeline is left out); optionally written as JSON. ``trained``
+    names the corpora it trained on where its config cannot (an assembled pipeline's components
+    were trained elsewhere); by default they are read from its ``[corpora.train]``."""
     from ..corpora.entity_types import annotated_types
 
     nlp = _load(model_path, use_gpu)
     types = pipeline_entity_types(nlp)
     results: Dict[str, object] = {"model": str(model_path), "split": split, "types": types,
-                                  "trained_on": trained_on(nlp, corpora), "corpora": {}}
+                                  "trained_on": list(trained) if trained is not None else trained_on(nlp, corpora),
+                                  "corpora": {}}
     for corpus in corpora:
         shared = [t for t in annotated_types(corpus) if t in types]
         if shared:
