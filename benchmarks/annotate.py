@@ -1,22 +1,24 @@
 """Corpus annotation throughput on CPU: documents/second of `spacy-biolm annotate` on one machine and on Ray.
 
+    python benchmarks/annotate.py --pipeline training/release --n-docs 2000 --shards 8
     python benchmarks/annotate.py --encoder pretrained/tiny/model --train corpus/ner/NCBI-disease/train.spacy
-    python benchmarks/annotate.py --pipeline training/ner/model-best
 
-The pipeline is a trained one (``--pipeline``) or configs/ner.cfg on ``--encoder``, initialised on
-Docs of ``--train`` (untrained weights: speed does not depend on them), saved to a folder that
-every runner loads. The input is the first ``--n-docs`` PubMed abstracts of ``--abstracts`` (one a
-line), cut into ``--shards`` plain-text shards. In one run, on the same input, each into a fresh
-output folder:
+The pipeline is a trained one (``--pipeline``: the release that ``make all`` builds) or
+configs/ner.cfg on ``--encoder``, initialised on Docs of ``--train`` (untrained weights: speed does
+not depend on them), saved to a folder that every runner loads. The input is the first
+``--n-docs`` PubMed abstracts of ``--abstracts`` (a text file with one a line, or a CSV with an
+``abstract`` column), cut into ``--shards`` plain-text shards. In one run, on the same input,
+each into a fresh output folder, every process with one torch thread:
 
-* ``pipe_1_process``: the single-machine runner, ``nlp.pipe`` in this process (``--threads``
-  torch threads);
-* ``pipe_n_process``: the same with ``--n-process`` worker processes (one torch thread each);
+* ``pipe_1_process``: the single-machine runner in this process;
+* ``pipe_n_process``: the same with ``--n-process`` worker processes (each annotating whole
+  shards, spacy_biolm/annotate/runner.py);
 * ``ray_workers``: the Ray runner, a local runtime with ``--workers`` actors (one CPU each).
 
 Every figure is end to end, as a user sees it: from the call until the last shard is in place,
-pipeline loading and (for Ray) starting the runtime and its actors included (a few seconds that a
-30,000-abstract PubMed file would dwarf). All outputs must be byte-identical (``same_output``). Writes ``benchmarks/results/annotate.json``.
+pipeline loading and (for Ray) starting the runtime and its actors included. All outputs must be
+byte-identical (``same_output``). The load average is recorded before and after: the speed-ups
+mean something only on an otherwise idle machine. Writes ``benchmarks/results/annotate.json``.
 """
 
 import argparse
@@ -35,7 +37,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
 RUNNERS = ("pipe_1_process", "pipe_n_process", "ray_workers")
-ABSTRACTS = REPO.parent / "shared" / "data" / "pretraining" / "pubmed_abstracts_sywada_1MB" / "PubMedAbstract_1MB.txt"
+ABSTRACTS = REPO.parent / "shared" / "data" / "pretraining" / "pubmed_abstracts_jsc370" / "pubmed.csv"
 
 
 def parse_args(argv=None):
@@ -46,11 +48,11 @@ def parse_args(argv=None):
     source.add_argument("--encoder", type=Path, help="an HF encoder directory: configs/ner.cfg is built on it")
     parser.add_argument("--train", type=Path, help="DocBin with entities to initialise ner (with --encoder)")
     parser.add_argument("--init-docs", type=int, default=64)
-    parser.add_argument("--abstracts", type=Path, default=ABSTRACTS, help="text file, one abstract a line")
-    parser.add_argument("--n-docs", type=int, default=400)
+    parser.add_argument("--abstracts", type=Path, default=ABSTRACTS,
+                        help="text file, one abstract a line, or CSV with an 'abstract' column")
+    parser.add_argument("--n-docs", type=int, default=2000)
     parser.add_argument("--shards", type=int, default=8)
     parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--threads", type=int, default=2, help="torch threads of the 1-process run")
     parser.add_argument("--n-process", type=int, default=2)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--runners", nargs="+", choices=RUNNERS, default=list(RUNNERS),
@@ -64,8 +66,20 @@ def parse_args(argv=None):
     return args
 
 
+def read_abstracts(path: Path) -> list:
+    """The abstracts of a text file (one a line) or a CSV (its ``abstract`` column), on one line each."""
+    if path.suffix == ".csv":
+        import csv
+
+        with path.open(encoding="utf8", newline="") as handle:
+            texts = [row["abstract"] for row in csv.DictReader(handle)]
+    else:
+        texts = path.read_text(encoding="utf8").splitlines()
+    return [" ".join(text.split()) for text in texts if text.strip()]
+
+
 def write_shards(abstracts: Path, n_docs: int, n_shards: int, folder: Path) -> int:
-    lines = [line for line in abstracts.read_text(encoding="utf8").splitlines() if line.strip()][:n_docs]
+    lines = read_abstracts(abstracts)[:n_docs]
     if not lines:
         raise SystemExit(f"{abstracts}: no abstracts")
     folder.mkdir(parents=True)
@@ -88,7 +102,7 @@ def main(argv=None) -> None:
     from spacy_biolm.annotate import annotate
     from spacy_biolm.annotate.ray_runner import annotate_on_ray
 
-    torch.set_num_threads(args.threads)
+    torch.set_num_threads(1)  # every process of every runner: one torch thread
     load_average = [round(x, 2) for x in os.getloadavg()]
     work = Path(tempfile.mkdtemp(prefix="bench_annotate_"))
     try:
@@ -101,7 +115,7 @@ def main(argv=None) -> None:
             build_pipeline(args.encoder, args.train, args.init_docs).to_disk(pipeline)
         docs = write_shards(args.abstracts, args.n_docs, args.shards, work / "input")
         runs = {
-            "pipe_1_process": lambda out: annotate([work / "input"], out, pipeline, batch_size=args.batch_size,
+            "pipe_1_process": lambda out: annotate([work / "input"], out, pipeline, batch_size=args.batch_size, threads=1,
                                                    show_progress=False),
             "pipe_n_process": lambda out: annotate([work / "input"], out, pipeline, batch_size=args.batch_size,
                                                    n_process=args.n_process, show_progress=False),
@@ -133,16 +147,16 @@ def main(argv=None) -> None:
             "input": {"abstracts": str(args.abstracts), "documents": docs, "shards": args.shards,
                       "characters": characters, "entities_found": entities},
             "batch_size": args.batch_size,
-            "torch_threads_1_process": args.threads,
+            "torch_threads_per_process": 1,
             "timing": "end to end, one run each, in this order: pipeline loading, worker processes and the Ray "
                       "runtime's start included",
             "configs": configs,
             "speedup_over_1_process": {name: round(c["docs_per_second"] / first, 3) for name, c in configs.items()},
             "same_output": all(w == written["pipe_1_process"] for w in written.values()),
             "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
-                        "python": platform.python_version(), "load_average_at_start": load_average},
+                        "python": platform.python_version(), "load_average_at_start": load_average,
+                        "load_average_at_end": [round(x, 2) for x in os.getloadavg()]},
         }
-        args.output.parent.mkdir(parents=True, exist_ok=True)
         from spacy_biolm.run_record import write_json  # with the commit and date of this run (results/README.md)
 
         report = write_json(args.output, report)

@@ -120,7 +120,6 @@ def main(argv=None) -> Dict:
         "same_final_dev_scores": trimmed["final_dev_scores"] == plain["final_dev_scores"],
         "runs": runs,
     }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
     from spacy_biolm.run_record import write_json  # with the commit and date of this run (results/README.md)
 
     report = write_json(args.output, report)

@@ -440,7 +440,6 @@ def benchmark(args, workdir: Path, argv=None) -> None:
         "machine": load_average,
         "versions": versions(),
     }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
     from spacy_biolm.run_record import write_json  # with the commit and date of this run (results/README.md)
 
     report = write_json(args.output, report)

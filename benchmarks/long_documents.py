@@ -226,7 +226,6 @@ def main(argv=None) -> None:
                                            "met": None if rss_200k is None else rss_200k <= RSS_LIMIT_MIB_AT_200K},
         },
     }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
     from spacy_biolm.run_record import write_json  # with the commit and date of this run (results/README.md)
 
     report = write_json(args.output, report)

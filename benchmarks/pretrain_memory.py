@@ -77,7 +77,6 @@ def main(argv=None) -> dict:
         "corpus_ratio": round(large["tokens"] / small["tokens"], 2),
         "peak_rss_ratio": round(large["peak_rss_mib"] / small["peak_rss_mib"], 3),
     }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
     from spacy_biolm.run_record import write_json  # with the commit and date of this run (results/README.md)
 
     result = write_json(args.output, result)

@@ -30,9 +30,10 @@ TIMINGS = ("seconds", "docs_per_second", "questions_per_second")
 def evaluate_in_this_process(model: str, data: str, limit: int, budget: Optional[int]) -> Dict:
     """Load ``model``; with ``budget`` set every PairEncoder's ``max_batch_tokens`` (0: one pass);
     evaluate on ``data``; the scores (numbers only) and the pipeline's seconds."""
-    from spacy_biolm.evaluation.qa import evaluate_qa, load_qa_pipeline
+    from spacy_biolm.evaluation.qa import evaluate_qa
+    from spacy_biolm.loading import load_pipeline
 
-    nlp = load_qa_pipeline(model)
+    nlp = load_pipeline(model)
     encoders = [node for _, pipe in nlp.pipeline if hasattr(pipe, "model") for node in pipe.model.walk()
                 if node.name == "pair_encoder"]
     for node in encoders:

@@ -120,7 +120,6 @@ def main(argv=None) -> None:
     }
     from spacy_biolm.run_record import write_json  # stamped with the commit and date of this run (results/README.md)
 
-    args.output.parent.mkdir(parents=True, exist_ok=True)
     write_json(args.output, result, indent=1)
     for name, entry in report.items():
         print(f"{name}: {entry['seconds_per_update']} s an update, {entry['words_per_second']} words/s, "

@@ -132,8 +132,9 @@ def add_fields(path: PathLike, **fields) -> Dict[str, object]:
 
 def write_json(path: PathLike, data: Dict[str, object], indent: int = 2, **run_fields) -> Dict[str, object]:
     """Write the result ``data`` to ``path`` as JSON with this run's record (:func:`stamp_json`;
-    ``run_fields``: profile, device); returns what was written."""
+    ``run_fields``: profile, device), its folder made if missing; returns what was written."""
     stamped = stamp_json(data, **run_fields)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(json.dumps(stamped, indent=indent) + "\n", encoding="utf8")
     return stamped
 

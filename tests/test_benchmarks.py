@@ -176,7 +176,7 @@ def test_annotate_benchmark_reports_docs_per_second_of_each_runner(tmp_path):
     output = tmp_path / "annotate.json"
     # The Ray runner has its own test (spacy_biolm/annotate/tests/test_ray.py); its start is the slow part.
     cmd = [sys.executable, str(REPO / "benchmarks" / "annotate.py"), "--encoder", str(encoder), "--train", str(docs),
-           "--abstracts", str(abstracts), "--n-docs", "10", "--shards", "3", "--threads", "1",
+           "--abstracts", str(abstracts), "--n-docs", "10", "--shards", "3",
            "--runners", "pipe_1_process", "pipe_n_process", "--output", str(output)]
     env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
     result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
@@ -279,3 +279,29 @@ def test_release_encoders_benchmark_counts_encoder_passes(tiny_release, tmp_path
         assert entry["words_per_second"] == pytest.approx(entry["words"] / entry["seconds"], rel=1e-3)
         assert entry["pipeline_over_raw_forward"] == round(entry["raw_forward_seconds"] / entry["seconds"], 3)
         assert entry["meets_target"] == (entry["pipeline_over_raw_forward"] >= report["target_pipeline_over_raw_forward"])
+
+
+def test_int8_benchmark_reports_speed_and_f1_change_of_the_same_pipeline(tmp_path):
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from inference import build_pipeline
+
+    from spacy_biolm.corpora.conll import convert_ner
+
+    docs = tmp_path / "ner.spacy"
+    convert_ner(write_conll(tmp_path / "ner.tsv", disease_sentences(12, seed=3)), docs)
+    build_pipeline(make_tiny_encoder(tmp_path / "encoder"), docs, 12).to_disk(tmp_path / "pipeline")
+    output = tmp_path / "int8.json"
+    cmd = [sys.executable, str(REPO / "benchmarks" / "int8.py"), "--pipeline", str(tmp_path / "pipeline"),
+           "--entities", f"Disease={docs}", "--texts", str(docs), "--n-docs", "8", "--repeats", "1",
+           "--output", str(output)]
+    result = subprocess.run(cmd, env=dict(os.environ, HF_HUB_OFFLINE="1"), capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(output.read_text())
+    assert report["int8_encoders"] == 1 and report["speed"]["docs"] == 8
+    speed = report["speed"]
+    assert speed["int8_speedup"] == pytest.approx(speed["int8_words_per_second"] / speed["float32_words_per_second"], rel=0.02)
+    f1 = report["entity_f1"]
+    assert f1["float32"]["Disease"]["docs"] == 12
+    assert report["f1_change"]["Disease"] == round(f1["int8"]["Disease"]["f"] - f1["float32"]["Disease"]["f"], 2)
+    assert report["offered"] == (report["f1_change"]["Disease"] >= -0.5)
+    assert set(report["run"]) >= {"commit", "date"}

@@ -4,7 +4,7 @@ DocBin) output shard per input shard, resumable, on one machine (:mod:`.runner`)
 
 from .readers import Record, Reject, find_input_shards, read_shard
 from .records import doc_to_record
-from .runner import annotate, annotate_shard, load_pipeline, plan_annotation
+from .runner import annotate, annotate_shard, plan_annotation
 from .shards import OutputShard, ShardWriter, plan_output_shards, prepare_output_dir
 
 __all__ = [
@@ -16,7 +16,6 @@ __all__ = [
     "annotate_shard",
     "doc_to_record",
     "find_input_shards",
-    "load_pipeline",
     "plan_annotation",
     "plan_output_shards",
     "prepare_output_dir",

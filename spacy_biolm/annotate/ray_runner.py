@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 from typing import Iterable, Optional, Union
 
-from .runner import annotate_shard, load_pipeline, plan_annotation, progress_bar, summarise
+from ..loading import load_pipeline
+from .runner import annotate_shard, plan_annotation, progress_bar, summarise
 from .shards import DEFAULT_MIN_FREE_MB, OutputShard
 
 __all__ = ["ShardAnnotator", "annotate_on_ray"]
@@ -34,11 +35,8 @@ class ShardAnnotator:
     """A Ray actor's state: one loaded pipeline; :meth:`annotate` does one shard."""
 
     def __init__(self, model: str, batch_size: int = 64, docbin: bool = False, gpu_id: int = -1,
-                 threads: int = 1):
-        import torch
-
-        torch.set_num_threads(threads)
-        self.nlp = load_pipeline(model, gpu_id)
+                 threads: int = 1, int8: bool = False):
+        self.nlp = load_pipeline(model, gpu_id, threads=threads, int8=int8)
         self.batch_size = batch_size
         self.docbin = docbin
 
@@ -68,7 +66,7 @@ def _model_argument(model: Union[str, Path]) -> str:
 
 def annotate_on_ray(inputs: Iterable[Union[str, Path]], output_dir: Path, model: Union[str, Path], *,
                     workers: int = 2, ray_address: Optional[str] = None, batch_size: int = 64,
-                    gpus_per_worker: float = 0, docbin: bool = False, max_retries: int = 3,
+                    gpus_per_worker: float = 0, int8: bool = False, docbin: bool = False, max_retries: int = 3,
                     min_free_mb: float = DEFAULT_MIN_FREE_MB, show_progress: bool = True,
                     annotator_class: type = ShardAnnotator) -> dict:
     """Annotate the unfinished input shards with ``workers`` Ray actors; returns the run's summary
@@ -77,6 +75,7 @@ def annotate_on_ray(inputs: Iterable[Union[str, Path]], output_dir: Path, model:
     ray_address: a running cluster (``"auto"`` or ``"ray://head:10001"``); None starts a local
         runtime with ``workers`` CPUs and stops it afterwards (a running one in this process is reused).
     gpus_per_worker: GPUs each actor asks Ray for (its pipeline runs on GPU 0 of those it is given).
+    int8: each actor's pipeline with its encoders quantised at load (:mod:`spacy_biolm.loading`).
     max_retries: restarts of a dead actor and retries of the shard it held.
     annotator_class: the actor's class (tests substitute a subclass that dies once).
     """
@@ -95,7 +94,7 @@ def annotate_on_ray(inputs: Iterable[Union[str, Path]], output_dir: Path, model:
     actor = ray.remote(num_cpus=1, num_gpus=gpus_per_worker, max_restarts=max_retries,
                        max_task_retries=max_retries)(annotator_class)
     gpu_id = 0 if gpus_per_worker else -1
-    actors = [actor.remote(_model_argument(model), batch_size, docbin, gpu_id) for _ in range(min(workers, len(todo)))]
+    actors = [actor.remote(_model_argument(model), batch_size, docbin, gpu_id, 1, int8) for _ in range(min(workers, len(todo)))]
     written = []
     try:
         pool = ray.util.ActorPool(actors)

@@ -16,7 +16,9 @@ def annotate_cli(
     paths: List[Path] = typer.Argument(..., metavar="INPUT... OUTPUT", help="Input shards or folders (*.jsonl, *.txt, PubMed *.xml.gz), then the output folder"),
     model: str = typer.Option("en_bio_electra", "--model", "-m", help="Pipeline package name or folder"),
     batch_size: int = typer.Option(64, "--batch-size", "-b", help="Documents per nlp.pipe batch"),
-    n_process: int = typer.Option(1, "--n-process", "-n", help="Processes on this machine (nlp.pipe n_process)"),
+    n_process: int = typer.Option(1, "--n-process", "-n", help="Processes on this machine, one torch thread each (whole shards each when there are several)"),
+    threads: int = typer.Option(0, "--threads", help="Torch threads of a single process (0: torch's default)"),
+    int8: bool = typer.Option(False, "--int8", help="Quantise the encoders' Linear layers to int8 at load (CPU; faster, see the README for its accuracy)"),
     gpu_id: int = gpu_option(),
     docbin: bool = typer.Option(False, "--docbin", help="Also write each shard's Docs as a DocBin (.spacy)"),
     ray: bool = typer.Option(False, "--ray", help="Run on Ray: actors that each hold the pipeline (spacy-biolm[ray])"),
@@ -41,13 +43,13 @@ def annotate_cli(
             from ..annotate.ray_runner import annotate_on_ray
 
             summary = annotate_on_ray(inputs, output, model, workers=workers, ray_address=ray_address,
-                                      batch_size=batch_size, gpus_per_worker=gpus_per_worker, docbin=docbin,
+                                      batch_size=batch_size, gpus_per_worker=gpus_per_worker, int8=int8, docbin=docbin,
                                       min_free_mb=min_free_mb)
         else:
             from ..annotate import annotate
 
             summary = annotate(inputs, output, model, n_process=n_process, batch_size=batch_size, gpu_id=gpu_id,
-                               docbin=docbin, min_free_mb=min_free_mb)
+                               threads=threads, int8=int8, docbin=docbin, min_free_mb=min_free_mb)
     if summary_path:
         summary_path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf8")
     msg.good(f"{summary['documents']} documents in {summary['shards_written']} shards "

@@ -116,12 +116,11 @@ def fill_entities_cli(
     from spacy.tokens import DocBin
 
     from ..corpora.corpus_files import existing_corpus_file, read_docbin
+    from ..loading import load_pipeline
     from ..training.teacher_entities import fill_entities
 
     with user_errors(ValueError, OSError):
-        if gpu_id >= 0:
-            spacy.require_gpu(gpu_id)
-        teachers = [spacy.load(path) for path in teacher]
+        teachers = [load_pipeline(path, gpu_id) for path in teacher]
         nlp = spacy.blank("en")
         docs = read_docbin(existing_corpus_file(input_path, "fill-entities", "NER DocBin"), nlp.vocab)
         filled, totals = [], {"added": Counter(), "skipped": Counter()}
@@ -136,7 +135,6 @@ def fill_entities_cli(
     if stats:
         from ..run_record import write_json
 
-        stats.parent.mkdir(parents=True, exist_ok=True)
         write_json(stats, report)
     msg.good(f"{input_path} -> {output_path}: {len(filled)} docs, teacher entities added {dict(totals['added'])}, "
              f"skipped over gold or earlier ones {dict(totals['skipped'])}")
@@ -166,7 +164,6 @@ def convert_splits_cli(
     if stats_path:
         from ..run_record import write_json
 
-        stats_path.parent.mkdir(parents=True, exist_ok=True)
         write_json(stats_path, {"corpus": corpus, "exclude_test": [str(path) for path in exclude_test], "splits": report})
 
 
@@ -189,7 +186,6 @@ def entity_types_report_cli(
             raise ValueError(f"{', '.join(untyped)}: not converted with --corpus")
         tests = sorted({test for record in records for test in record["exclude_test"]})
         report = conversion_report({record["corpus"]: record["splits"] for record in records}, exclude_test=tests)
-    output.parent.mkdir(parents=True, exist_ok=True)
     written = write_json(output, report)
     if table:
         table.parent.mkdir(parents=True, exist_ok=True)

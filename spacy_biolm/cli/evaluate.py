@@ -281,7 +281,6 @@ def listener_gradients_cli(
     overrides = config_overrides(ctx)
     with user_errors(ValueError, OSError):
         result = listener_gradients(config_path, batches, overrides, use_gpu=gpu_id)
-    output.parent.mkdir(parents=True, exist_ok=True)
     write_json(output, {"config": str(config_path), "overrides": overrides, **result},
                device="gpu" if gpu_id >= 0 else "cpu")
     for head, row in result["heads"].items():

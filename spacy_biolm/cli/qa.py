@@ -148,5 +148,4 @@ def tune_lexical_weight_cli(
     if output:
         from ..run_record import write_json
 
-        output.parent.mkdir(parents=True, exist_ok=True)
         write_json(output, result)

@@ -10,6 +10,8 @@ compared by.
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+from ..loading import load_pipeline
+
 __all__ = ["evaluate_entity_types", "score_entity_types", "evaluate_entity_corpora", "pipeline_entity_types",
            "trained_on", "entity_corpora_table"]
 
@@ -32,26 +34,17 @@ def score_entity_types(nlp, data_path: Path, types: Sequence[str]) -> Dict[str, 
     return scores
 
 
-def _load(model_path: Path, use_gpu: int):
-    import spacy
-
-    if use_gpu >= 0:
-        spacy.require_gpu(use_gpu)
-    return spacy.load(model_path)
-
-
 def _write(output: Optional[Path], scores: Dict[str, object], use_gpu: int) -> None:
     if output is not None:
         from ..run_record import write_json
 
-        Path(output).parent.mkdir(parents=True, exist_ok=True)
         write_json(output, scores, device="gpu" if use_gpu >= 0 else "cpu")
 
 
 def evaluate_entity_types(model_path: Path, data_path: Path, types: Sequence[str], output: Optional[Path] = None,
                           use_gpu: int = -1) -> Dict[str, object]:
     """:func:`score_entity_types` of the pipeline at ``model_path``; optionally written as JSON."""
-    scores = score_entity_types(_load(model_path, use_gpu), data_path, types)
+    scores = score_entity_types(load_pipeline(model_path, use_gpu), data_path, types)
     _write(output, scores, use_gpu)
     return scores
 
@@ -96,7 +89,7 @@ def evaluate_entity_corpora(model_path: Path, directory: Path, corpora: Sequence
     were trained elsewhere); by default they are read from its ``[corpora.train]``."""
     from ..corpora.entity_types import annotated_types
 
-    nlp = _load(model_path, use_gpu)
+    nlp = load_pipeline(model_path, use_gpu)
     types = pipeline_entity_types(nlp)
     results: Dict[str, object] = {"model": str(model_path), "split": split, "types": types,
                                   "trained_on": list(trained) if trained is not None else trained_on(nlp, corpora),

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..encoders.devices import describe_device
+from ..loading import load_pipeline
 from .seed_summaries import format_mean_std, summarise
 from .tables import markdown_table
 
@@ -78,15 +79,12 @@ def tune_pipeline_thresholds(model_dir: Path, dev_path: Path, use_gpu: int = -1,
     them); also writes ``model_dir/thresholds.json``. Returns the thresholds, the dev scores before
     and after, and every objective's cross-validated dev scores (``dev_cross_validated``: tuned on
     half of dev, scored on the other half), the evidence for the choice of objective."""
-    import spacy
     from spacy.util import load_config
 
     from ..pipes.multilabel_thresholds import cross_validate_thresholds, score_multilabel, tune_thresholds
 
-    if use_gpu >= 0:
-        spacy.require_gpu(use_gpu)
     model_dir = Path(model_dir)
-    nlp = spacy.load(model_dir)
+    nlp = load_pipeline(model_dir, use_gpu)
     name = textcat_name(nlp)
     labels = list(nlp.get_pipe(name).labels)
     examples = dev_examples(nlp, dev_path)
@@ -109,11 +107,7 @@ def tune_pipeline_thresholds(model_dir: Path, dev_path: Path, use_gpu: int = -1,
 def score_pipeline(model_dir: Path, test_path: Path, use_gpu: int = -1) -> Dict[str, object]:
     """The textcat's scores on ``test_path`` with the thresholds of its config (fractions), plus
     the per-hallmark P/R/F (``cats_f_per_type``) and the number of documents."""
-    import spacy
-
-    if use_gpu >= 0:
-        spacy.require_gpu(use_gpu)
-    nlp = spacy.load(model_dir)
+    nlp = load_pipeline(model_dir, use_gpu)
     name = textcat_name(nlp)
     examples = dev_examples(nlp, test_path)
     scores = nlp.get_pipe(name).score(examples)
@@ -230,19 +224,14 @@ def compare_threshold_objectives(models: Dict[str, Path], dev: Path, test: Path,
     other half: the evidence a user has before looking at test). The pipelines are not changed.
     Returns ``{"rows": {name: {"model", "objectives": {objective: {"thresholds", "held_out_dev",
     "test"}}}}, ...}``, scores as fractions."""
-    import spacy
-
     from ..pipes.multilabel_thresholds import OBJECTIVES, cross_validate_thresholds, score_multilabel, tune_thresholds
-
-    if use_gpu >= 0:
-        spacy.require_gpu(use_gpu)
 
     def micro_macro(scores: Dict[str, float]) -> Dict[str, float]:
         return {"micro_f": scores["cats_micro_f"], "macro_f": scores["cats_macro_f"]}
 
     rows = {}
     for name, model_dir in models.items():
-        nlp = spacy.load(model_dir)
+        nlp = load_pipeline(model_dir, use_gpu)
         labels = list(nlp.get_pipe(textcat_name(nlp)).labels)
         on_dev, on_test = dev_examples(nlp, dev), dev_examples(nlp, test)
         predicted, gold = [eg.predicted.cats for eg in on_dev], [eg.reference.cats for eg in on_dev]

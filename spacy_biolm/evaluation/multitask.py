@@ -27,20 +27,23 @@ def evaluate_multitask(
     DocBin)}``), ``relation_extractor`` (``relations``: a relation test DocBin) and ``hallmarks``
     (thresholds tuned on ``hoc_dev`` by ``objective`` into ``model_dir``, then ``hoc_test``);
     return ``{row: path}``."""
+    from ..loading import load_pipeline
     from ..run_record import write_json
-    from .entities import evaluate_entity_types
+    from .entities import score_entity_types
     from .hoc import score_pipeline, tune_pipeline_thresholds
     from .relations import evaluate_relations
 
     output_dir = Path(output_dir)
+    device = "gpu" if use_gpu >= 0 else "cpu"
     written = {}
+    nlp = load_pipeline(model_dir, use_gpu)
     for row, (types, test_path) in entities.items():
         written[row] = output_dir / f"{row}_test.json"
-        evaluate_entity_types(model_dir, test_path, types, written[row], use_gpu=use_gpu)
+        write_json(written[row], score_entity_types(nlp, test_path, types), device=device)
     written["relation_extractor"] = output_dir / "relation_extractor_test.json"
     evaluate_relations(model_dir, relations, written["relation_extractor"], use_gpu=use_gpu)
     tune_pipeline_thresholds(model_dir, hoc_dev, use_gpu=use_gpu, objective=objective)
     written["hallmarks"] = output_dir / "hallmarks_test.json"
     scores = score_pipeline(model_dir, hoc_test, use_gpu=use_gpu)
-    write_json(written["hallmarks"], scores, device="gpu" if use_gpu >= 0 else "cpu")
+    write_json(written["hallmarks"], scores, device=device)
     return written

@@ -7,24 +7,13 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from spacy.training import Example
 
+from ..loading import load_pipeline
 from .baselines import bm25_reranking, frequent_word_answers, majority_yes_no, question_sentence_answers, zero_shot_cosine_reranking
 from .seed_summaries import format_mean_std, summarise_score_files
 from .tables import markdown_table
 
-__all__ = ["evaluate_qa", "evaluate_qa_files", "evaluate_qa_project", "load_qa_pipeline", "qa_results_table",
+__all__ = ["evaluate_qa", "evaluate_qa_files", "evaluate_qa_project", "qa_results_table",
            "write_qa_seeds_table", "PROJECT_TEST_SETS"]
-
-
-def load_qa_pipeline(model: Union[str, Path], gpu_id: int = -1, threads: int = 0):
-    """``spacy.load`` on the GPU ``gpu_id`` (or the CPU for -1), with ``threads`` torch threads."""
-    import spacy
-    import torch
-
-    if gpu_id >= 0:
-        spacy.require_gpu(gpu_id)
-    if threads > 0:
-        torch.set_num_threads(threads)
-    return spacy.load(model)
 
 
 def evaluate_qa(
@@ -110,7 +99,7 @@ def tune_lexical_weight(
     from ..corpora.qa import QACorpus
 
     model_dir = Path(model_dir)
-    nlp = load_qa_pipeline(model_dir, gpu_id=gpu_id)
+    nlp = load_pipeline(model_dir, gpu_id=gpu_id)
     names = [name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory == "answer_reranker"]
     if not names:
         raise ValueError(f"{model_dir}: the pipeline has no answer_reranker component")
@@ -151,14 +140,13 @@ def evaluate_qa_files(
     Returns ``{data path: scores}``."""
     if outputs and len(outputs) != len(data_paths):
         raise ValueError(f"give one output per DocBin ({len(data_paths)}), got {len(outputs)}")
-    nlp = load_qa_pipeline(model, gpu_id=gpu_id, threads=threads)
+    nlp = load_pipeline(model, gpu_id=gpu_id, threads=threads)
     results = {}
     for i, data_path in enumerate(data_paths):
         results[str(data_path)] = scores = evaluate_qa(nlp, data_path, batch_size=batch_size, limit=limit, baselines=baselines)
         if outputs:
             from ..run_record import write_json
 
-            Path(outputs[i]).parent.mkdir(parents=True, exist_ok=True)
             write_json(outputs[i], scores, device=scores.get("device"))
     return results
 
@@ -334,7 +322,7 @@ def evaluate_qa_project(
     written: Dict[str, Path] = {}
     for metric_name, (task, data) in PROJECT_TEST_SETS.items():
         if task not in pipelines:
-            pipelines[task] = load_qa_pipeline(Path(training_dir) / task / "model-best", gpu_id=gpu_id)
+            pipelines[task] = load_pipeline(Path(training_dir) / task / "model-best", gpu_id=gpu_id)
         nlp = pipelines[task]
         if task == "yes_no":
             baselines = [majority_baseline(Path(corpus_dir) / PROJECT_YES_NO_TRAIN)]

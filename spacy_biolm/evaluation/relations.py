@@ -13,6 +13,7 @@ import statistics
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+from ..loading import load_pipeline
 from .baselines import all_positive_relations
 
 __all__ = [
@@ -45,13 +46,9 @@ def evaluate_relations(
     """Score a trained pipeline on a relation DocBin (gold entities; the first ``limit`` docs
     when ``limit`` > 0) on GPU ``use_gpu`` (-1: CPU), with the all-positive baseline on the same
     candidate pairs under ``baselines``; optionally write JSON."""
-    import spacy
-
     from ..corpora.relations import RelationCorpus
 
-    if use_gpu >= 0:
-        spacy.require_gpu(use_gpu)
-    nlp = spacy.load(model_path)
+    nlp = load_pipeline(model_path, use_gpu)
     examples = list(RelationCorpus(data_path, limit=limit)(nlp))
     scores = nlp.evaluate(examples)
     extractor = nlp.get_pipe("relation_extractor")

@@ -60,9 +60,10 @@ def _scorer(reader: str, use_gpu: int) -> Optional[Callable[[Path, Path], Dict[s
 
         return lambda model, data: evaluate_relations(model, data, use_gpu=use_gpu)
     if reader == "qa":
-        from ..evaluation.qa import evaluate_qa, load_qa_pipeline
+        from ..evaluation.qa import evaluate_qa
+        from ..loading import load_pipeline
 
-        return lambda model, data: evaluate_qa(load_qa_pipeline(model, gpu_id=use_gpu), data)
+        return lambda model, data: evaluate_qa(load_pipeline(model, gpu_id=use_gpu), data)
     raise ValueError(f"unknown reader {reader!r}; expected ner, relations or qa")
 
 

@@ -86,13 +86,14 @@ def share_encoder(config: Config, source: Union[str, Path], adapter_depth: int =
     return config
 
 
-def pipeline_encoders(nlp) -> list:
+def pipeline_encoders(nlp, include_disabled: bool = False) -> list:
     """The distinct HF encoder modules (``transformers.PreTrainedModel``) the pipeline's enabled
-    components run: one for a release on one shared encoder, one per task otherwise."""
+    components run (with ``include_disabled``, its disabled ones' too): one for a release on one
+    shared encoder, one per task otherwise."""
     from transformers import PreTrainedModel
 
     found = {}
-    for _, component in nlp.pipeline:
+    for _, component in (nlp.components if include_disabled else nlp.pipeline):
         model = getattr(component, "model", None)
         for node in model.walk() if model is not None else []:
             for shim in node.shims:

@@ -80,6 +80,23 @@ def test_killed_run_resumes_into_the_output_of_an_uninterrupted_run(tmp_path, ne
     assert sum(len(json.loads(line)["entities"]) for line in resumed["part00.jsonl"].decode().splitlines()) > 0
 
 
+def test_worker_processes_write_what_one_process_writes(tmp_path, ner_pipeline_dir, monkeypatch):
+    from spacy_biolm.annotate import runner
+
+    annotate_shard = runner.annotate_shard
+    monkeypatch.setattr(runner, "annotate_shard", lambda *a, **k: {**annotate_shard(*a, **k), "pid": os.getpid()})
+    inputs = write_inputs(tmp_path / "in", n_shards=3, docs_per_shard=10)
+    finished = []
+    forked = annotate([inputs], tmp_path / "forked", ner_pipeline_dir, n_process=2, batch_size=4,
+                      show_progress=False, on_shard=finished.append)
+    one = annotate([inputs], tmp_path / "one", ner_pipeline_dir, threads=1, batch_size=4, show_progress=False)
+    assert _outputs(tmp_path / "forked") == _outputs(tmp_path / "one")
+    assert (forked["documents"], forked["shards_written"], len(finished)) == (30, 3, 3)
+    assert [c["input"] for c in forked["shards"]] == [c["input"] for c in one["shards"]]
+    assert {c["pid"] for c in one["shards"]} == {os.getpid()}
+    assert os.getpid() not in {c["pid"] for c in forked["shards"]}, "the shards were annotated in this process"
+
+
 def test_bad_arguments_fail_before_loading_anything(tmp_path):
     with pytest.raises(ValueError, match="--n-process and --batch-size must be >= 1"):
         annotate([tmp_path], tmp_path / "out", "no-such-model", n_process=0)
