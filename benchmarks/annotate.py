@@ -18,7 +18,7 @@ each into a fresh output folder, every process with one torch thread:
 Every figure is end to end, as a user sees it: from the call until the last shard is in place,
 pipeline loading and (for Ray) starting the runtime and its actors included. All outputs must be
 byte-identical (``same_output``). The load average is recorded before and after: the speed-ups
-mean something only on an otherwise idle machine. Writes ``benchmarks/results/annotate.json``.
+mean something only on an otherwise idle machine. Writes ``benchmarks/results/annotate.json`` and the table of it, ``annotate.md``.
 """
 
 import argparse
@@ -88,6 +88,27 @@ def write_shards(abstracts: Path, n_docs: int, n_shards: int, folder: Path) -> i
         (folder / f"abstracts{i // per_shard:03d}.txt").write_text("\n".join(lines[i:i + per_shard]) + "\n",
                                                                     encoding="utf8")
     return len(lines)
+
+
+RUNNER_NAMES = {"pipe_1_process": "one process", "pipe_n_process": "`--n-process {n_process}` (forked workers, whole shards)",
+                "ray_workers": "Ray, {workers} actors (`--ray --workers {workers}`)"}
+
+
+def summary_table(report: dict) -> str:
+    """The report as the Markdown that benchmarks/README.md includes, with the run's record."""
+    from spacy_biolm.evaluation.tables import markdown_table
+    from spacy_biolm.run_record import with_run_comment
+
+    machine, source = report["machine"], report["input"]
+    rows = [[RUNNER_NAMES[name].format(**config), f"{config['docs_per_second']:.1f}", f"{config['seconds']:.1f}",
+             f"{report['speedup_over_1_process'][name]:.2f}x"] for name, config in report["configs"].items()]
+    text = (f"`{report['pipeline']}` on {source['documents']:,} PubMed abstracts ({source['characters']:,} characters, "
+            f"{source['shards']} shards), one torch thread per process, {machine['cores']} cores, load average "
+            f"{machine['load_average_at_start'][0]} before and {machine.get('load_average_at_end', ['?'])[0]} after; "
+            f"end to end, loading included:\n\n"
+            + markdown_table(["runner", "docs/s", "seconds", "speed-up"], rows)
+            + f"\nByte-identical output of all: {'yes' if report['same_output'] else 'NO'}.\n")
+    return with_run_comment(text, report.get("run"))
 
 
 def outputs(folder: Path) -> dict:
@@ -160,6 +181,7 @@ def main(argv=None) -> None:
         from spacy_biolm.run_record import write_json  # with the commit and date of this run (results/README.md)
 
         report = write_json(args.output, report)
+        args.output.with_suffix(".md").write_text(summary_table(report), encoding="utf8")
         print(json.dumps(report["speedup_over_1_process"]), f"same_output={report['same_output']}")
         print(f"wrote {args.output}")
     finally:

@@ -15,7 +15,7 @@ quantised to int8; ``spacy-biolm annotate --int8``):
   the ``ner`` components), and its change; ``offered`` says whether every change is ≥ ``--max-drop``
   (the issue's rule: the option is offered when ΔF1 ≥ −0.5).
 
-Writes ``benchmarks/results/int8.json``.
+Writes ``benchmarks/results/int8.json`` and the table of it, ``int8.md``.
 """
 
 import argparse
@@ -69,6 +69,24 @@ def entity_f1(nlp, entities) -> dict:
     return scores
 
 
+def summary_table(result: dict) -> str:
+    """The result as the Markdown that benchmarks/README.md includes, with the run's record."""
+    from spacy_biolm.evaluation.tables import markdown_table
+    from spacy_biolm.run_record import with_run_comment
+
+    speed, f1 = result["speed"], result["entity_f1"]
+    rows = [[f"{entity_type} F1 ({Path(scores['test']).parent.name} test)", f"{scores['f']:.1f}",
+             f"{f1['int8'][entity_type]['f']:.1f}", f"{result['f1_change'][entity_type]:+.1f}"]
+            for entity_type, scores in f1["float32"].items()]
+    rows.append([f"words/s, {speed['torch_threads']} torch thread(s)", f"{speed['float32_words_per_second']:,.0f}",
+                 f"{speed['int8_words_per_second']:,.0f}", f"{speed['int8_speedup']:.2f}x"])
+    rule = f"every F1 change ≥ {result['max_drop']}"
+    verdict = f"Offered ({rule})." if result["offered"] else f"Not offered as the recommended way ({rule} is the rule)."
+    text = (f"`{result['pipeline']}` as shipped and with int8 encoders ({result['int8_encoders']} quantised):\n\n"
+            + markdown_table(["", "as shipped", "int8", "change"], rows) + f"\n{verdict}\n")
+    return with_run_comment(text, result.get("run"))
+
+
 def main(argv=None) -> None:
     args = parse_args(argv)
     from spacy_biolm.loading import load_pipeline
@@ -104,6 +122,7 @@ def main(argv=None) -> None:
     from spacy_biolm.run_record import write_json  # the commit and date of this run (results/README.md)
 
     result = write_json(args.output, result)
+    args.output.with_suffix(".md").write_text(summary_table(result), encoding="utf8")
     print(json.dumps({"speed": result["speed"], "f1_change": change, "offered": result["offered"]}, indent=1))
     print(f"Wrote {args.output}")
 

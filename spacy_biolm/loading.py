@@ -2,11 +2,13 @@
 
 ``load_pipeline`` puts it on a GPU or the CPU, sets the torch threads, and optionally replaces
 the ``nn.Linear`` layers of its encoders by int8 ones (``int8=True``). The int8 encoders are
-PyTorch's dynamic quantisation: weights stored as int8 with a scale per output row, activations
-quantised on the fly per batch, integer matrix products (fbgemm/onednn) on CPU. Attention's
-softmax, layer norms, embeddings and the task heads stay float32. It is an inference option: the
-quantised layers have no gradients, and a pipeline saved after it would store int8 modules the
-configs cannot rebuild, so ``to_disk`` of such a pipeline is refused.
+PyTorch's dynamic quantisation (``torch.ao``, deprecated in favour of torchao and working in the
+pinned torch): weights stored as int8 with a scale per output channel, activations quantised on
+the fly per batch, integer matrix products (fbgemm/onednn) on CPU. Attention's softmax, layer
+norms, embeddings and the task heads stay float32. A scale per channel rather than one per matrix
+halved the F1 it costs the release's NER; ``benchmarks/results/int8.json`` has what remains and
+the speed-up. It is an inference option: the quantised layers have no gradients, and a pipeline
+saved after it would store int8 modules its config cannot rebuild, so its ``to_disk`` is refused.
 """
 
 from pathlib import Path
@@ -17,12 +19,13 @@ __all__ = ["load_pipeline", "quantize_encoders"]
 
 def quantize_encoders(nlp) -> int:
     """Replace, in place, every ``torch.nn.Linear`` of the pipeline's HF encoders (those of its
-    disabled components too; each encoder once, however many components share it) by a dynamically quantised int8 Linear;
-    returns the number of encoders quantised. CPU only: raises ValueError for an encoder on a GPU."""
+    disabled components too; each encoder once, however many components share it) by a dynamically
+    quantised int8 Linear (a weight scale per output channel); returns the number of encoders
+    quantised. CPU only: raises ValueError for an encoder on a GPU."""
     import warnings
 
     import torch
-    from torch.ao.quantization import quantize_dynamic
+    from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
 
     from .training.shared_encoder import pipeline_encoders
 
@@ -34,7 +37,7 @@ def quantize_encoders(nlp) -> int:
         encoder.eval()
         with warnings.catch_warnings():  # torch.ao's deprecation notices, said once in the module docstring
             warnings.simplefilter("ignore", (DeprecationWarning, UserWarning))
-            quantize_dynamic(encoder, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
+            quantize_dynamic(encoder, {torch.nn.Linear: per_channel_dynamic_qconfig}, inplace=True)
     if encoders:
         def refuse_to_disk(*args, **kwargs):
             raise ValueError("this pipeline's encoders were quantised to int8 at load time (an inference option); "

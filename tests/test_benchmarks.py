@@ -304,4 +304,5 @@ def test_int8_benchmark_reports_speed_and_f1_change_of_the_same_pipeline(tmp_pat
     assert f1["float32"]["Disease"]["docs"] == 12
     assert report["f1_change"]["Disease"] == round(f1["int8"]["Disease"]["f"] - f1["float32"]["Disease"]["f"], 2)
     assert report["offered"] == (report["f1_change"]["Disease"] >= -0.5)
+    assert "| Disease F1 (" in output.with_suffix(".md").read_text()
     assert set(report["run"]) >= {"commit", "date"}
