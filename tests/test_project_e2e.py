@@ -101,7 +101,7 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert "Smoke encoder (ours)" in (per_task / "metrics/results.md").read_text()
     comparison = (per_task / "results/per_task_comparison.md").read_text()
     assert "| `ner_gene` | BC2GM test | F1 |" in comparison and "one multi-task encoder" in comparison
-    assert "| component | test set | metric | float32 | float16 |" in (per_task / "results/float16_comparison.md").read_text()
+    assert "| component | test set | metric | float32 | as shipped |" in (per_task / "results/storage_comparison.md").read_text()
     speed = json.loads((project / "benchmarks/results/release_encoders.json").read_text())
     assert speed["pipelines"]["one multi-task encoder"]["encoder_passes_per_token"] == 1.0
     _run([sys.executable, "-m", "spacy", "project", "run", "pretrain", ".", *overrides], cwd=project)
@@ -124,10 +124,10 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert {"answer_em", "answer_f1"} <= set(qa["answer_span"])
     assert {"answer_strict_acc", "answer_lenient_acc", "answer_mrr"} <= set(qa["answer_span_bioasq7b"])
     assert qa["answer_reranker"]["rerank_mrr"] is not None
-    # Scored as they ship: evaluate-qa scores float16 copies; the release assembles those and is
+    # Scored as they ship: evaluate-qa scores int8 copies; the release assembles those and is
     # halved again (spacy assemble writes sourced encoders in float32).
     for name in ("yes_no", "answer_span", "answer_reranker"):
-        trained, shipped = (project / "training" / name / "model-best"), (project / "training/qa_fp16" / name / "model-best")
+        trained, shipped = (project / "training" / name / "model-best"), (project / "training/qa_int8" / name / "model-best")
         assert (shipped / name / "model").stat().st_size < 0.75 * (trained / name / "model").stat().st_size
         assert (project / "training/release" / name / "model").stat().st_size < 0.75 * (trained / name / "model").stat().st_size
     assert (project / "training/release/transformer/model").stat().st_size < 0.75 * (project / "training/release_assembled/transformer/model").stat().st_size

@@ -1,5 +1,5 @@
 """``spacy-biolm release``: commands that change or build a saved pipeline: its tuned HoC thresholds,
-its float16 weights, a config sharing its encoder, and the release's wheels (the pipeline and the
+its encoders stored smaller (float16, int8 for pair encoders), a config sharing its encoder, and the release's wheels (the pipeline and the
 spacy-biolm library it needs)."""
 
 from pathlib import Path
@@ -41,10 +41,11 @@ def package_cli(
 @app.command("halve")
 def halve_cli(
     pipeline_dir: Path = typer.Argument(..., help="A saved pipeline (e.g. training/release)", exists=True),
-    output_dir: Path = typer.Argument(..., help="New directory for its copy with float16 encoder weights"),
+    output_dir: Path = typer.Argument(..., help="New directory for its copy with float16 (pair encoders: int8) encoder weights"),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace OUTPUT_DIR if it holds a saved pipeline (an earlier copy)"),
 ):
-    """Copy a pipeline with every encoder's weights stored in float16 (half the bytes); it loads
+    """Copy a pipeline with every encoder's weights stored in float16 (half the bytes), those of its
+    PairEncoder components (the QA components) in int8 with a scale per row (a quarter); it loads
     and runs in float32 as before, with the weights rounded."""
     from ..encoders.half_precision import halve_pipeline
 

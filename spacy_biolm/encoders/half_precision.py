@@ -1,13 +1,21 @@
-"""A pipeline's encoder weights stored in float16, read back as float32.
+"""A pipeline's encoder weights stored in float16 (int8 for pair encoders), read back as float32.
 
 A spaCy pipeline keeps each HF encoder inside a thinc model file (``<component>/model``): the
 ``transformer`` (spacy-transformers) and every component with an encoder of its own (a
 ``PairEncoder``, or a listener replaced by a copy of the transformer) hold it as a shim whose bytes
-carry the ``torch`` state dict. :func:`halve_pipeline` rewrites those state dicts in float16, which
-halves what the wheel carries. Nothing changes at load time: the shim builds the encoder in
-float32 from its config and ``load_state_dict`` copies the float16 values into it, so the loaded
-pipeline computes in float32 with weights rounded to float16 (the release records what that costs
-in accuracy).
+carry the ``torch`` state dict. :func:`halve_pipeline` rewrites those state dicts smaller, which is
+what the wheel carries:
+
+* **float16** for every encoder. Nothing changes at load time: the shim builds the encoder in
+  float32 from its config and ``load_state_dict`` copies the float16 values into it.
+* **int8** for the encoders of ``spacy-biolm.PairEncoder.v1`` components (the QA components):
+  every matrix as int8 with a float32 scale per row (the largest absolute value of the row maps
+  to 127), vectors in float16. The pair encoder's shim (:mod:`.storage_shim`) turns them back
+  into float32 before loading; spacy-transformers' own ``transformer`` shim cannot, so it keeps
+  float16.
+
+Either way the loaded pipeline computes in float32 with rounded weights; the release records what
+that costs in accuracy (evaluate-qa scores the QA components as stored).
 """
 
 import shutil
@@ -17,7 +25,11 @@ from typing import Dict, Tuple
 
 import srsly
 
-__all__ = ["halve_model_bytes", "halve_pipeline"]
+__all__ = ["halve_model_bytes", "halve_pipeline", "int8_state", "float_state", "INT8_STORAGE"]
+
+# The key an HF shim's serialised message carries when its state is stored in int8.
+INT8_STORAGE = "spacy_biolm_int8_storage"
+PAIR_ENCODER = "spacy-biolm.PairEncoder.v1"
 
 
 def _halve_state(state_bytes: bytes) -> bytes:
@@ -30,8 +42,41 @@ def _halve_state(state_bytes: bytes) -> bytes:
     return out.getvalue()
 
 
-def halve_model_bytes(model_bytes: bytes) -> Tuple[bytes, int]:
-    """A thinc model's bytes with every HF shim's weights in float16, and how many shims changed."""
+def int8_state(state_bytes: bytes) -> bytes:
+    """A saved state dict with each floating matrix as ``{"int8", "scale"}`` (a float32 scale per
+    row) and each floating vector in float16; other tensors as they are."""
+    import torch
+
+    state = torch.load(BytesIO(state_bytes), map_location="cpu")
+    packed = {}
+    for name, tensor in state.items():
+        if tensor.is_floating_point() and tensor.dim() == 2:
+            values = tensor.float()
+            scale = values.abs().amax(dim=1, keepdim=True).clamp(min=1e-12) / 127
+            packed[name] = {"int8": (values / scale).round().clamp(-127, 127).to(torch.int8), "scale": scale}
+        else:
+            packed[name] = tensor.half() if tensor.is_floating_point() else tensor
+    out = BytesIO()
+    torch.save(packed, out)
+    return out.getvalue()
+
+
+def float_state(state_bytes: bytes) -> bytes:
+    """The float32 state dict that :func:`int8_state` stored."""
+    import torch
+
+    packed = torch.load(BytesIO(state_bytes), map_location="cpu")
+    state = {name: (value["int8"].float() * value["scale"] if isinstance(value, dict)
+                    else value.float() if value.is_floating_point() else value) for name, value in packed.items()}
+    out = BytesIO()
+    torch.save(state, out)
+    return out.getvalue()
+
+
+def halve_model_bytes(model_bytes: bytes, int8: bool = False) -> Tuple[bytes, int]:
+    """A thinc model's bytes with every HF shim's weights in float16 (with ``int8``, in int8 as
+    :func:`int8_state` stores them: only for shims that can load it, a PairEncoder's), and how many
+    shims changed."""
     msg = srsly.msgpack_loads(model_bytes)
     changed = 0
     for node_shims in msg.get("shims", []):
@@ -40,16 +85,30 @@ def halve_model_bytes(model_bytes: bytes) -> Tuple[bytes, int]:
                 shim = srsly.msgpack_loads(shim_bytes)
             except ValueError:
                 continue  # not a msgpack shim (another kind of torch wrapper): left as it is
-            if isinstance(shim, dict) and shim.get("state"):
-                shim["state"] = _halve_state(shim["state"])
+            if isinstance(shim, dict) and shim.get("state") and not shim.get(INT8_STORAGE):
+                shim["state"] = int8_state(shim["state"]) if int8 else _halve_state(shim["state"])
+                if int8:
+                    shim[INT8_STORAGE] = True
                 node_shims[i] = srsly.msgpack_dumps(shim)
                 changed += 1
     return srsly.msgpack_dumps(msg), changed
 
 
+def _pair_encoder_components(config_path: Path) -> set:
+    """The components whose model holds a ``spacy-biolm.PairEncoder.v1``."""
+    from spacy.util import load_config
+
+    def has_pair_encoder(block) -> bool:
+        return isinstance(block, dict) and (block.get("@architectures") == PAIR_ENCODER
+                                            or any(has_pair_encoder(value) for value in block.values()))
+
+    components = load_config(config_path, interpolate=False).get("components", {})
+    return {name for name, block in components.items() if has_pair_encoder(block.get("model"))}
+
+
 def halve_pipeline(pipeline_dir: Path, output_dir: Path, overwrite: bool = False) -> Dict[str, Tuple[int, int]]:
     """Copy the pipeline at ``pipeline_dir`` to ``output_dir`` with its encoders' weights in
-    float16. Returns ``{component: (bytes before, bytes after)}`` for each model file changed.
+    float16, those of its PairEncoder components in int8. Returns ``{component: (bytes before, bytes after)}`` for each model file changed.
     An existing ``output_dir`` is an error unless ``overwrite`` and it is a saved pipeline (an
     earlier copy: a rerun replaces it; any other directory is never removed)."""
     pipeline_dir, output_dir = Path(pipeline_dir), Path(output_dir)
@@ -64,10 +123,11 @@ def halve_pipeline(pipeline_dir: Path, output_dir: Path, overwrite: bool = False
             raise ValueError(f"{output_dir} is the pipeline being halved; give another directory")
         shutil.rmtree(output_dir)
     shutil.copytree(pipeline_dir, output_dir)
+    pair_encoders = _pair_encoder_components(output_dir / "config.cfg")
     sizes = {}
     for model_file in sorted(output_dir.glob("*/model")):
         before = model_file.read_bytes()
-        after, changed = halve_model_bytes(before)
+        after, changed = halve_model_bytes(before, int8=model_file.parent.name in pair_encoders)
         if changed:
             model_file.write_bytes(after)
             sizes[model_file.parent.name] = (len(before), len(after))

@@ -100,7 +100,9 @@ def PairEncoder(
     pass takes the gradient of the hidden states; there is no gradient for the (string) input.
     """
     from spacy_transformers.data_classes import HFObjects
-    from spacy_transformers.layers.hf_wrapper import HFWrapper
+    from thinc.layers.pytorchwrapper import forward as pt_forward
+
+    from .storage_shim import Int8StorageHFShim
 
     if window < MIN_PASSAGE_PIECES + 4:
         raise ValueError(f"PairEncoder window must be at least {MIN_PASSAGE_PIECES + 4} wordpieces, got {window}")
@@ -109,12 +111,13 @@ def PairEncoder(
     if not isinstance(max_batch_tokens, int) or max_batch_tokens < 0:
         raise ValueError(f"PairEncoder max_batch_tokens must be an integer >= 0, got {max_batch_tokens!r}")
     hf_model = HFObjects(None, None, None, dict(tokenizer_config), dict(transformer_config))
-    wrapper = HFWrapper(
-        hf_model,
-        convert_inputs=_convert_inputs,
-        convert_outputs=_convert_outputs,
-        mixed_precision=mixed_precision,
-        grad_scaler_config=dict(grad_scaler_config),
+    # spacy-transformers' HFWrapper, with a shim that also loads weights stored in int8 (half_precision.py).
+    wrapper = Model(
+        "hf-pytorch",
+        pt_forward,
+        attrs={"convert_inputs": _convert_inputs, "convert_outputs": _convert_outputs},
+        shims=[Int8StorageHFShim(hf_model, mixed_precision=mixed_precision, grad_scaler_config=dict(grad_scaler_config))],
+        dims={"nI": None, "nO": None},
     )
     return Model(
         "pair_encoder",
