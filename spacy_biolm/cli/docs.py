@@ -40,12 +40,13 @@ def scores_table_cli(
     results: Path = typer.Argument(Path("results/release.json"), help="The release's results (written by the assemble step)"),
     readme: Path = typer.Option(Path("README.md"), "--readme", help="Markdown file with the scores-table markers"),
     output: Optional[Path] = typer.Option(None, "--output", help="Write the table to this file instead (e.g. another profile's run, for README to include)"),
+    speed: Optional[Path] = typer.Option(None, "--speed", help="The release's CPU speed (default: benchmarks/results/release_encoders.json beside RESULTS' folder)"),
 ):
-    """Write the release's scores beside their baselines and the papers (from results/release.json)
-    between the scores-table markers of README.md, or into --output."""
+    """Write the release's scores beside their baselines and the papers (from results/release.json),
+    its wheel's size and CPU speed between the scores-table markers of README.md, or into --output."""
     from ..release_meta.readme import SCORES_END, SCORES_START, readme_scores
 
-    _write_block(readme_scores, results, readme, output, SCORES_START, SCORES_END, "the scores table")
+    _write_block(lambda path: readme_scores(path, speed), results, readme, output, SCORES_START, SCORES_END, "the scores table")
 
 
 @app.command("encoders-table")

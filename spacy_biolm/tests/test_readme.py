@@ -107,3 +107,17 @@ def test_the_wheels_size_is_shown_under_the_scores_once_the_package_step_recorde
                         encoding="utf8")
     line = "The pipeline wheel `en_bio_electra-0.2.0-py3-none-any.whl`: 123.5 MB."
     assert line in readme_scores(packaged) and "pipeline wheel" not in readme_scores(plain)
+
+
+def test_the_release_speed_is_quoted_from_its_benchmark_and_only_for_the_shipped_pipeline(tmp_path):
+    from spacy_biolm.release_meta.readme import speed_sentence
+
+    speed = tmp_path / "release_encoders.json"
+    entry = {"words_per_second": 2226.9, "pipeline_over_raw_forward": 0.907, "encoder_passes_per_token": 1.0}
+    speed.write_text(json.dumps({"torch_threads": 1, "pipelines": {"one multi-task encoder": entry},
+                                 "run": {"commit": "c79e1e9abc"}}), encoding="utf8")
+    sentence = ("On CPU (1 torch thread) its default-on components read 2,227 words/s, 0.91 of one raw forward of "
+                "its encoder, 1.00 encoder passes per token (`benchmarks/results/release_encoders.json`, commit c79e1e9).")
+    assert speed_sentence(speed) == sentence and sentence in readme_scores(REPO / "results" / "release.json", speed)
+    speed.write_text(json.dumps({"torch_threads": 1, "pipelines": {"an encoder per task": entry}}), encoding="utf8")
+    assert speed_sentence(speed) == "" and speed_sentence(tmp_path / "missing.json") == ""
