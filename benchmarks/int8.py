@@ -78,11 +78,14 @@ def summary_table(result: dict) -> str:
     rows = [[f"{entity_type} F1 ({Path(scores['test']).parent.name} test)", f"{scores['f']:.1f}",
              f"{f1['int8'][entity_type]['f']:.1f}", f"{result['f1_change'][entity_type]:+.1f}"]
             for entity_type, scores in f1["float32"].items()]
-    rows.append([f"words/s, {speed['torch_threads']} torch thread(s)", f"{speed['float32_words_per_second']:,.0f}",
+    rows.append([f"words/s, {speed['torch_threads']} torch thread{'' if speed['torch_threads'] == 1 else 's'}", f"{speed['float32_words_per_second']:,.0f}",
                  f"{speed['int8_words_per_second']:,.0f}", f"{speed['int8_speedup']:.2f}x"])
     rule = f"every F1 change ≥ {result['max_drop']}"
     verdict = f"Offered ({rule})." if result["offered"] else f"Not offered as the recommended way ({rule} is the rule)."
-    text = (f"`{result['pipeline']}` as shipped and with int8 encoders ({result['int8_encoders']} quantised):\n\n"
+    load = result["machine"].get("load_average_at_end", ["?"])[0]
+    text = (f"`{result['pipeline']}` as shipped and with int8 encoders ({result['int8_encoders']} quantised), "
+            f"{result['machine']['cores']} cores at load average {load} (the two timed in turn, so their ratio holds "
+            f"on a busy machine, their words/s less):\n\n"
             + markdown_table(["", "as shipped", "int8", "change"], rows) + f"\n{verdict}\n")
     return with_run_comment(text, result.get("run"))
 
