@@ -29,7 +29,7 @@ LAYERS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
     ("pretraining", ("pretraining",)),
     ("encoders", ("encoders",)),
     ("pipes", ("pipes",)),
-    ("training", ("training",)),
+    ("training", ("training", "loading")),
     ("evaluation", ("evaluation",)),
     ("experiments", ("experiments",)),
     ("release_meta", ("release_meta",)),

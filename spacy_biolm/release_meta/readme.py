@@ -25,11 +25,12 @@ def speed_sentence(speed_path: Path) -> str:
     entry = speed.get("pipelines", {}).get(SPEED_ENTRY)
     if entry is None:
         return ""
-    commit = (speed.get("run") or {}).get("commit", "")[:7]
+    commit = ((speed.get("run") or {}).get("commit") or "")[:7]  # none outside a git checkout
     threads = speed["torch_threads"]
     return (f"On CPU ({threads} torch thread{'' if threads == 1 else 's'}) its default-on components read "
             f"{entry['words_per_second']:,.0f} words/s, {entry['pipeline_over_raw_forward']:.2f} of one raw forward of its "
-            f"encoder, {entry['encoder_passes_per_token']:.2f} encoder passes per token (`{SPEED_RESULTS}`, commit {commit}).")
+            f"encoder, {entry['encoder_passes_per_token']:.2f} encoder passes per token (`{SPEED_RESULTS}`"
+            + (f", commit {commit})." if commit else ")."))
 
 
 def readme_scores(results_path: Path, speed_path: Optional[Path] = None) -> str:
