@@ -123,8 +123,13 @@ def _annotate_in_forked_workers(nlp, todo: List[OutputShard], batch_size: int, w
         with ProcessPoolExecutor(max_workers=min(workers, len(todo)),
                                  mp_context=multiprocessing.get_context("fork")) as pool:
             futures = [pool.submit(_annotate_in_worker, shard, batch_size, docbin) for shard in todo]
-            for future in as_completed(futures):
-                yield future.result()
+            try:
+                for future in as_completed(futures):
+                    yield future.result()
+            except BaseException:
+                for future in futures:  # the shards not started yet are left for a rerun
+                    future.cancel()
+                raise
     finally:
         _FORKED_PIPELINE = None
 

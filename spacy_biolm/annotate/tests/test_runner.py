@@ -97,6 +97,23 @@ def test_worker_processes_write_what_one_process_writes(tmp_path, ner_pipeline_d
     assert os.getpid() not in {c["pid"] for c in forked["shards"]}, "the shards were annotated in this process"
 
 
+def test_a_worker_error_is_raised_and_its_shard_is_not_written(tmp_path, ner_pipeline_dir, monkeypatch):
+    from spacy_biolm.annotate import runner
+
+    annotate_shard = runner.annotate_shard
+
+    def failing(nlp, shard, *args, **kwargs):
+        if shard.input.name == "part01.jsonl":
+            raise ValueError(f"cannot annotate {shard.input.name}")
+        return annotate_shard(nlp, shard, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "annotate_shard", failing)
+    inputs = write_inputs(tmp_path / "in", n_shards=2, docs_per_shard=4)
+    with pytest.raises(ValueError, match="cannot annotate part01.jsonl"):
+        annotate([inputs], tmp_path / "out", ner_pipeline_dir, n_process=2, show_progress=False)
+    assert not (tmp_path / "out" / "part01.jsonl").exists()
+
+
 def test_bad_arguments_fail_before_loading_anything(tmp_path):
     with pytest.raises(ValueError, match="--n-process and --batch-size must be >= 1"):
         annotate([tmp_path], tmp_path / "out", "no-such-model", n_process=0)
