@@ -88,3 +88,27 @@ def tiny_release(tmp_path_factory) -> Path:
     """The release pipeline assembled from configs/release.cfg out of tiny untrained task pipelines
     (every release component, the QA pipes disabled); the task pipelines lie beside it (~15 s)."""
     return make_tiny_release(tmp_path_factory.mktemp("release"))
+
+
+@pytest.fixture(scope="session")
+def ner_pipeline_dir(tmp_path_factory, tiny_encoder) -> Path:
+    """configs/ner.cfg on the tiny encoder, briefly trained on disease sentences (so it finds
+    entities), with a sentencizer, saved to a folder as a user's pipeline is."""
+    import spacy
+    from spacy.training import Example
+
+    from spacy_biolm.testing import REPO, disease_sentences, overfit
+
+    config = spacy.util.load_config(REPO / "configs" / "ner.cfg", overrides={"paths.encoder": str(tiny_encoder)},
+                                    interpolate=True)
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
+    examples = []
+    for words, spans in disease_sentences(8, seed=1):
+        doc = spacy.tokens.Doc(nlp.vocab, words=words)
+        doc.ents = [spacy.tokens.Span(doc, start, end, label="Disease") for start, end in spans]
+        examples.append(Example(nlp.make_doc(doc.text), doc))
+    overfit(nlp, examples, steps=15, learn_rate=0.005)
+    nlp.add_pipe("sentencizer", first=True)
+    out = tmp_path_factory.mktemp("annotate_pipeline") / "pipeline"
+    nlp.to_disk(out)
+    return out

@@ -3,35 +3,19 @@
 import pytest
 
 
-@pytest.fixture(scope="module")
-def saved_ner(tmp_path_factory, tiny_encoder):
-    import spacy
-    from spacy.training import Example
+def _disease_texts():
+    from spacy_biolm.testing import disease_sentences
 
-    from spacy_biolm.testing import REPO, disease_sentences, overfit
-
-    config = spacy.util.load_config(REPO / "configs" / "ner.cfg", overrides={"paths.encoder": str(tiny_encoder)},
-                                    interpolate=True)
-    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
-    examples = []
-    for words, spans in disease_sentences(8, seed=1):
-        doc = spacy.tokens.Doc(nlp.vocab, words=words)
-        doc.ents = [spacy.tokens.Span(doc, start, end, label="Disease") for start, end in spans]
-        examples.append(Example(nlp.make_doc(doc.text), doc))
-    overfit(nlp, examples, steps=15, learn_rate=0.005)
-    path = tmp_path_factory.mktemp("ner") / "pipeline"
-    nlp.to_disk(path)
-    return path, [eg.reference for eg in examples]
+    return [" ".join(words) for words, _ in disease_sentences(8, seed=1)]  # ner_pipeline_dir's training text
 
 
-def test_int8_quantises_every_linear_of_the_encoder_and_keeps_the_entities(saved_ner, tmp_path):
+def test_int8_quantises_every_linear_of_the_encoder_and_keeps_the_entities(ner_pipeline_dir, tmp_path):
     import torch
 
     from spacy_biolm.loading import load_pipeline
     from spacy_biolm.training.shared_encoder import pipeline_encoders
 
-    path, gold = saved_ner
-    full, int8 = load_pipeline(path, threads=1), load_pipeline(path, threads=1, int8=True)
+    full, int8 = load_pipeline(ner_pipeline_dir, threads=1), load_pipeline(ner_pipeline_dir, threads=1, int8=True)
     assert torch.get_num_threads() == 1
     (encoder,) = pipeline_encoders(int8)
     quantised = torch.ao.nn.quantized.dynamic.Linear
@@ -39,7 +23,7 @@ def test_int8_quantises_every_linear_of_the_encoder_and_keeps_the_entities(saved
     assert not any(isinstance(m, torch.nn.Linear) for m in encoder.modules())
     assert int8.meta["int8_encoders"] == 1
     assert not any(isinstance(m, quantised) for m in pipeline_encoders(full)[0].modules())
-    texts = [doc.text for doc in gold]
+    texts = _disease_texts()
     ents = lambda nlp: [[(e.start_char, e.end_char, e.label_) for e in doc.ents] for doc in nlp.pipe(texts)]
     expected = ents(full)
     assert sum(map(len, expected)) > 0
