@@ -138,6 +138,37 @@ def one_encoder_table_cli(
     msg.good(f"Wrote {output}")
 
 
+@app.command("seeds-comparison")
+def seeds_comparison_cli(
+    output: Path = typer.Argument(..., help="Markdown table to write; its JSON summary goes beside it (.json)"),
+    per_task: List[str] = typer.Option(..., "--per-task", help="projects/one-encoder's results/per_task.json of one seed, or a glob of them (repeatable)"),
+    multi_task: List[str] = typer.Option(..., "--multi-task", help="The multi-task pipeline's results of one seed, or a glob of them (repeatable)"),
+):
+    """Issue 43's target over seeds: each default-on component with an encoder per task and on one
+    multi-task encoder, mean (std) over the seeds' results files, whether one encoder is within 0.5
+    points of the per-task mean and whether every seed is at or above its run's baseline."""
+    import glob
+
+    from ..evaluation.release_scores import seeds_comparison
+    from ..run_record import write_json
+
+    def expand(patterns: List[str]) -> List[Path]:
+        # A glob may match nothing yet (no extra seed run so far); a plain path must exist.
+        paths = []
+        for pattern in patterns:
+            if not glob.has_magic(pattern) and not Path(pattern).is_file():
+                raise FileNotFoundError(f"{pattern} does not exist")
+            paths.extend(Path(p) for p in sorted(glob.glob(pattern)))
+        return paths
+
+    with user_errors():
+        summary, text = seeds_comparison(expand(per_task), expand(multi_task))
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text, encoding="utf8")
+    write_json(output.with_suffix(".json"), summary)
+    msg.good(f"Wrote {output} and {output.with_suffix('.json')}")
+
+
 @app.command("results-index")
 def results_index_cli(
     root: Path = typer.Argument(Path("."), help="Repository root (results/, benchmarks/results/, projects/*/results/, released/*/)"),

@@ -17,7 +17,7 @@ from ..pipes.release_rows import RELEASE_ROWS
 from .tables import markdown_table
 
 __all__ = ["paper_value", "release_rows", "release_table", "release_results", "results_table",
-           "one_encoder_table"]
+           "one_encoder_table", "seeds_comparison"]
 
 
 def paper_value(paper: Dict[str, object], component: str) -> Optional[Dict[str, object]]:
@@ -196,3 +196,56 @@ def one_encoder_table(per_task: Path, one_encoder: Path, speed: Optional[Path] =
                  + markdown_table(["release", "words/s", "raw forward of its encoder, words/s", "ratio", "encoders",
                                    "encoder passes per token"], speed_rows))
     return text
+
+
+def seeds_comparison(per_task: Sequence[Path], multi_task: Sequence[Path],
+                     tolerance: float = 0.005) -> Tuple[Dict[str, object], str]:
+    """The one-encoder target over seeds: each component's headline with an encoder per task
+    (``per_task``: results/per_task.json of projects/one-encoder, one file per seed) and on the one
+    multi-task encoder (``multi_task``: release results of the multi-task pipeline, one per seed),
+    as mean (std) over the files given, whether the multi-task mean is at most ``tolerance`` (0.5
+    points) below the per-task mean, and whether every multi-task seed is at or above the strongest
+    baseline of its run. Returns the summary (for JSON) and its Markdown table. A component the
+    multi-task results have and a per-task file lacks is an error naming the file."""
+    from .seed_summaries import format_mean_std, summarise
+
+    runs = {side: [(Path(p), json.loads(Path(p).read_text(encoding="utf8"))) for p in paths]
+            for side, paths in (("per_task", per_task), ("multi_task", multi_task))}
+    if not runs["per_task"] or not runs["multi_task"]:
+        raise ValueError("give at least one per-task and one multi-task results file")
+
+    def headlines(side: str, component: str) -> List[Tuple[Path, Dict[str, object]]]:
+        found = []
+        for path, result in runs[side]:
+            rows = {c["component"]: c for c in result["components"]}
+            if component not in rows:
+                raise KeyError(f"{path} has no {component!r}: every results file must score the same components")
+            found.append((path, rows[component]))
+        return found
+
+    components, table = [], []
+    for first in runs["multi_task"][0][1]["components"]:
+        name, metric = first["component"], first["metric"]
+        sides = {side: headlines(side, name) for side in runs}
+        summary = {side: {**summarise([{"ours": row["ours"]} for _, row in found], ["ours"])["ours"],
+                          "seeds": [result.get("seed") for _, result in runs[side]]}
+                   for side, found in sides.items()}
+        change = summary["multi_task"]["mean"] - summary["per_task"]["mean"]
+        baselines = [row["baseline"] for _, row in sides["multi_task"] if row.get("baseline")]
+        above = [row["at_or_above_baseline"] for _, row in sides["multi_task"] if row.get("baseline")]
+        components.append({"component": name, "test_set": first["test_set"], "metric": metric, **summary,
+                           "change": change, "within_target": change >= -tolerance,
+                           "baseline": baselines[0] if baselines else None,
+                           "every_seed_at_or_above_baseline": all(above) if above else None})
+        scale, digits = (1.0, 3) if metric == "MRR" else (100.0, 1)
+        shown = {side: f"{format_mean_std(s['mean'], s['std'], scale, digits)}, n={s['n']}" for side, s in summary.items()}
+        table.append([f"`{name}`", first["test_set"], metric, shown["per_task"], shown["multi_task"],
+                      f"{change * scale:+.{digits}f}", "yes" if change >= -tolerance else "**no**",
+                      "n/a" if not baselines else f"{_shown(baselines[0]['value'], metric)} ({baselines[0]['name']})",
+                      _verdict(all(above) if above else None)])
+    header = ["component", "test set", "metric", "an encoder per task, mean (std)", "one encoder, mean (std)",
+              "change", f"≥ per task − {tolerance * 100:g}", "strongest baseline", "every seed ≥ baseline"]
+    files = {side: [str(path) for path, _ in found] for side, found in runs.items()}
+    text = ("Mean (sample std) over the runs listed in the JSON beside this table; n = the number of seeds.\n\n"
+            + markdown_table(header, table, numeric=False))
+    return {"target_points_below": tolerance * 100, "files": files, "components": components}, text

@@ -121,3 +121,42 @@ def test_every_release_row_names_its_headline_among_the_scores_it_reads():
         assert keys and len(set(keys)) == len(keys), component
         # yes/no's headline (macro F1) is computed by its scorer beside the two F1s the row shows.
         assert row.headline in keys or component == "yes_no", component
+
+
+def test_seeds_comparison_judges_the_target_on_means_over_seeds(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+
+    def run(path, seed, ner, ner_gene):
+        rows = [{"component": name, "test_set": f"{name} test", "metric": "F1", "ours": ours,
+                 "baseline": {"name": "CNN", "value": 0.72}, "at_or_above_baseline": ours >= 0.72}
+                for name, ours in (("ner", ner), ("ner_gene", ner_gene))]
+        return _write(path, {"seed": str(seed), "components": rows})
+
+    run(tmp_path / "per_task.json", 0, 0.80, 0.76)
+    (tmp_path / "seeds").mkdir()
+    run(tmp_path / "seeds" / "per_task_seed_1.json", 1, 0.82, 0.74)
+    run(tmp_path / "multitask.json", 0, 0.81, 0.745)
+    run(tmp_path / "seeds" / "multitask_seed_1.json", 1, 0.83, 0.71)  # below the CNN once
+    output = tmp_path / "seeds.md"
+    result = CliRunner().invoke(app, ["docs", "seeds-comparison", str(output),
+                                      "--per-task", str(tmp_path / "per_task.json"), "--per-task", str(tmp_path / "seeds" / "per_task_seed_*.json"),
+                                      "--multi-task", str(tmp_path / "multitask.json"), "--multi-task", str(tmp_path / "seeds" / "multitask_seed_*.json"),
+                                      "--multi-task", str(tmp_path / "seeds" / "none_yet_*.json")])
+    assert result.exit_code == 0, result.output
+    text = output.read_text(encoding="utf8")
+    # ner: 81.0 (1.41) per task, 82.0 (1.41) one encoder; ner_gene: 75.0 against 72.75, 2.25 points below.
+    assert "| `ner` | ner test | F1 | 81.0 (1.4), n=2 | 82.0 (1.4), n=2 | +1.0 | yes | 72.0 (CNN) | yes |" in text
+    assert "| `ner_gene` | ner_gene test | F1 | 75.0 (1.4), n=2 | 72.8 (2.5), n=2 | -2.2 | **no** | 72.0 (CNN) | **no** |" in text
+    summary = json.loads(output.with_suffix(".json").read_text(encoding="utf8"))
+    gene = summary["components"][1]
+    assert gene["multi_task"]["values"] == [0.745, 0.71] and gene["multi_task"]["seeds"] == ["0", "1"]
+    assert gene["within_target"] is False and summary["run"]["date"]
+    missing = CliRunner().invoke(app, ["docs", "seeds-comparison", str(output), "--per-task", str(tmp_path / "nope.json"),
+                                       "--multi-task", str(tmp_path / "multitask.json")])
+    assert missing.exit_code == 1 and "nope.json does not exist" in " ".join(missing.output.split())
+    lacking = _write(tmp_path / "lacking.json", {"components": []})
+    lacking_run = CliRunner().invoke(app, ["docs", "seeds-comparison", str(output), "--per-task", str(lacking),
+                                           "--multi-task", str(tmp_path / "multitask.json")])
+    assert lacking_run.exit_code == 1 and "lacking.json has no 'ner'" in " ".join(lacking_run.output.split())
