@@ -169,6 +169,23 @@ def seeds_comparison_cli(
     msg.good(f"Wrote {output} and {output.with_suffix('.json')}")
 
 
+@app.command("benchmark-sentences")
+def benchmark_sentences_cli(
+    readme: Path = typer.Option(Path("README.md"), "--readme", help="Markdown file with the benchmark sentences' markers"),
+    check: bool = typer.Option(False, "--check", help="Only report whether the sentences are up to date (exit 1 if not)"),
+):
+    """Write README's sentences that quote benchmarks/results/ (annotation workers and int8, the
+    GPU pretraining runs) between their markers, from the result files beside the README."""
+    from ..benchmark_sentences import update_benchmark_sentences
+
+    with user_errors():
+        stale = update_benchmark_sentences(readme, check=check)
+    if check and stale:
+        msg.fail(f"{readme}: the sentences {', '.join(stale)} differ from benchmarks/results/: "
+                 "run `spacy-biolm docs benchmark-sentences`", exits=1)
+    msg.good(f"{'Updated' if stale else 'Already up to date:'} {readme}'s benchmark sentences")
+
+
 @app.command("results-index")
 def results_index_cli(
     root: Path = typer.Argument(Path("."), help="Repository root (results/, benchmarks/results/, projects/*/results/, released/*/)"),

@@ -191,7 +191,8 @@ def one_encoder_table(per_task: Path, one_encoder: Path, speed: Optional[Path] =
         speed_rows = [[name, f"{p['words_per_second']:.0f}", f"{p['raw_forward_words_per_second']:.0f}",
                        f"{p['pipeline_over_raw_forward']:.2f}", str(len(p["encoders"])), f"{p['encoder_passes_per_token']:.2f}"]
                       for name, p in bench["pipelines"].items()]
-        text += (f"\nCPU inference, default-on components ({bench['torch_threads']} threads, {bench['machine']['cpu']}; "
+        threads = bench["torch_threads"]
+        text += (f"\nCPU inference, default-on components ({threads} thread{'' if threads == 1 else 's'}, {bench['machine']['cpu']}; "
                  f"`{bench['command']}`; target ≥ {bench['target_pipeline_over_raw_forward']} of the raw forward):\n\n"
                  + markdown_table(["release", "words/s", "raw forward of its encoder, words/s", "ratio", "encoders",
                                    "encoder passes per token"], speed_rows))

@@ -121,3 +121,47 @@ def test_the_release_speed_is_quoted_from_its_benchmark_and_only_for_the_shipped
     assert speed_sentence(speed) == sentence and sentence in readme_scores(REPO / "results" / "release.json", speed)
     speed.write_text(json.dumps({"torch_threads": 1, "pipelines": {"an encoder per task": entry}}), encoding="utf8")
     assert speed_sentence(speed) == "" and speed_sentence(tmp_path / "missing.json") == ""
+
+
+def test_readme_quotes_the_benchmarks_it_names_from_their_result_files():
+    from spacy_biolm.benchmark_sentences import update_benchmark_sentences
+
+    assert update_benchmark_sentences(REPO / "README.md", check=True) == [], "run `spacy-biolm docs benchmark-sentences`"
+    assert "<!-- annotate-speed start" in README and "<!-- pretraining-speed start" in README
+
+
+def test_benchmark_sentences_follow_their_result_files(tmp_path):
+    from spacy_biolm.benchmark_sentences import (annotate_sentence, markers, pretraining_sentence,
+                                                              update_benchmark_sentences)
+
+    results = tmp_path / "benchmarks" / "results"
+    results.mkdir(parents=True)
+    readme = tmp_path / "README.md"
+    readme.write_text("Intro.\n" + "\n".join(markers("annotate-speed")) + "\nEnd.\n", encoding="utf8")
+    assert annotate_sentence(tmp_path) == "" and pretraining_sentence(tmp_path) == ""
+    annotate = {"input": {"documents": 2000}, "machine": {"cores": 2, "load_average_at_start": [0.1, 0.2, 0.3]},
+                "torch_threads_per_process": 1, "same_output": False, "run": {"commit": "abcdef123"},
+                "configs": {"pipe_1_process": {"docs_per_second": 10.0}, "pipe_n_process": {"docs_per_second": 19.0, "n_process": 2},
+                            "ray_workers": {"docs_per_second": 17.5, "workers": 2}},
+                "speedup_over_1_process": {"pipe_1_process": 1.0, "pipe_n_process": 1.9, "ray_workers": 1.75}}
+    (results / "annotate.json").write_text(json.dumps(annotate), encoding="utf8")
+    assert update_benchmark_sentences(readme, check=True) == ["annotate-speed"] and "docs/s" not in readme.read_text()
+    assert update_benchmark_sentences(readme) == ["annotate-speed"] and update_benchmark_sentences(readme) == []
+    text = readme.read_text(encoding="utf8")
+    assert ("one process 10.0 docs/s, `--n-process 2` 19.0 (1.90x), Ray with 2 workers 17.5 (1.75x); "
+            "**their outputs differ**.") in text and "commit abcdef1" in text and text.endswith("-->\nEnd.\n")
+    int8 = {"speed": {"float32_words_per_second": 700.0, "int8_words_per_second": 2100.0},
+            "f1_change": {"DISEASE": -0.3, "GENE": -0.62}, "max_drop": -0.5, "offered": False}
+    (results / "int8.json").write_text(json.dumps(int8), encoding="utf8")
+    assert ("`--int8` reads 3.00x the words/s at entity F1 -0.30 DISEASE, -0.62 GENE, not recommended"
+            in annotate_sentence(tmp_path))
+    script = {"device": "cpu", "device_name": "cpu (x86_64, 2 threads)", "speedup_vs_baseline": 1.25,
+              "this_run": {"tokens_per_second": 125.0}, "baseline": {"tokens_per_second": 100.0}}
+    (results / "pretrain_gpu_script_cpu.json").write_text(json.dumps(script), encoding="utf8")
+    assert "has had no GPU yet" in pretraining_sentence(tmp_path)
+    gpu = dict(script, device="cuda", device_name="NVIDIA H200", speedup_vs_baseline=12.0,
+               this_run={"tokens_per_second": 1.5e6, "model_flops_utilization": 0.31})
+    (results / "pretrain_gpu_script.json").write_text(json.dumps(gpu), encoding="utf8")
+    sentence = pretraining_sentence(tmp_path)
+    assert ("measured on NVIDIA H200: 1,500,000.0 WordPieces/s against 100.0 for today's loop on the same batches "
+            "(12.00x, model FLOPs utilisation 31.0%") in sentence and "no GPU" not in sentence
