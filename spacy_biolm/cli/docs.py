@@ -169,6 +169,25 @@ def seeds_comparison_cli(
     msg.good(f"Wrote {output} and {output.with_suffix('.json')}")
 
 
+@app.command("dev-scores")
+def dev_scores_cli(
+    output: Path = typer.Argument(..., help="Markdown table to write; the scores go beside it as JSON"),
+    models: List[str] = typer.Argument(..., help="NAME=DIR: a trained pipeline (model-best) and its row name"),
+):
+    """The dev scores that chose each pipeline's model-best (its meta.json), the weighted score of
+    its config's score_weights first: two recipes are compared here, on dev, before test."""
+    from ..evaluation.release_scores import dev_scores_table
+    from ..evaluation.tables import parse_named_paths
+    from ..run_record import write_json
+
+    with user_errors():
+        scores, text = dev_scores_table(parse_named_paths(models))
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text, encoding="utf8")
+    write_json(output.with_suffix(".json"), scores)
+    msg.good(f"Wrote {output} and {output.with_suffix('.json')}")
+
+
 @app.command("benchmark-sentences")
 def benchmark_sentences_cli(
     readme: Path = typer.Option(Path("README.md"), "--readme", help="Markdown file with the benchmark sentences' markers"),

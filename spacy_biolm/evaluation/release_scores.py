@@ -17,7 +17,7 @@ from ..pipes.release_rows import RELEASE_ROWS
 from .tables import markdown_table
 
 __all__ = ["paper_value", "release_rows", "release_table", "release_results", "results_table",
-           "one_encoder_table", "seeds_comparison"]
+           "one_encoder_table", "seeds_comparison", "dev_scores_table"]
 
 
 def paper_value(paper: Dict[str, object], component: str) -> Optional[Dict[str, object]]:
@@ -250,3 +250,30 @@ def seeds_comparison(per_task: Sequence[Path], multi_task: Sequence[Path],
     text = ("Mean (sample std) over the runs listed in the JSON beside this table; n = the number of seeds.\n\n"
             + markdown_table(header, table, numeric=False))
     return {"target_points_below": tolerance * 100, "files": files, "components": components}, text
+
+
+def dev_scores_table(models: Dict[str, Path]) -> Tuple[Dict[str, object], str]:
+    """The dev scores each trained pipeline (``{row name: model-best directory}``) recorded when
+    spaCy chose it: the weighted score of its config's ``[training.score_weights]`` (what picked
+    ``model-best``), each score with a weight, and each entity type's F1. Where two training
+    recipes differ, the one to keep is the one that wins here, not on test. Returns the scores (for
+    JSON) and a Markdown table in percent; a directory without meta.json or config.cfg is named."""
+    from spacy.util import load_config
+
+    rows, columns = {}, []
+    for name, model in models.items():
+        meta_path, config_path = Path(model) / "meta.json", Path(model) / "config.cfg"
+        for path in (meta_path, config_path):
+            if not path.is_file():
+                raise FileNotFoundError(f"{path} is missing: {name}'s directory is not a trained spaCy pipeline")
+        performance = json.loads(meta_path.read_text(encoding="utf8")).get("performance", {})
+        weights = {key: weight for key, weight in load_config(config_path)["training"]["score_weights"].items() if weight}
+        scores = {"weighted": sum(weight * (performance.get(key) or 0.0) for key, weight in weights.items())}
+        scores.update({key: performance.get(key) for key in weights})
+        scores.update({f"{label} F1": values["f"] for label, values in (performance.get("ents_per_type") or {}).items()})
+        rows[name] = scores
+        columns += [key for key in scores if key not in columns]
+    table = [[name] + ["n/a" if scores.get(key) is None else f"{100 * scores[key]:.1f}" for key in columns]
+             for name, scores in rows.items()]
+    header = ["pipeline", *(("weighted dev score (model-best's)" if key == "weighted" else key) for key in columns)]
+    return {"models": {name: str(path) for name, path in models.items()}, "dev": rows}, markdown_table(header, table)

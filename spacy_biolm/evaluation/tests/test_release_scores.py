@@ -160,3 +160,24 @@ def test_seeds_comparison_judges_the_target_on_means_over_seeds(tmp_path):
     lacking_run = CliRunner().invoke(app, ["docs", "seeds-comparison", str(output), "--per-task", str(lacking),
                                            "--multi-task", str(tmp_path / "multitask.json")])
     assert lacking_run.exit_code == 1 and "lacking.json has no 'ner'" in " ".join(lacking_run.output.split())
+
+
+def test_dev_scores_weigh_what_chose_each_model_best(tmp_path):
+    from spacy_biolm.evaluation.release_scores import dev_scores_table
+
+    def model(name, ents_f, rel_f, disease_f):
+        directory = tmp_path / name
+        directory.mkdir()
+        _write(directory / "meta.json", {"performance": {"ents_f": ents_f, "rel_micro_f": rel_f, "sents_f": 1.0,
+                                                         "ents_per_type": {"DISEASE": {"p": 0.9, "r": 0.9, "f": disease_f}}}})
+        (directory / "config.cfg").write_text("[training]\n\n[training.score_weights]\nents_f = 0.5\nrel_micro_f = 0.5\n"
+                                              "sents_f = 0.0\n", encoding="utf8")
+        return directory
+
+    scores, table = dev_scores_table({"without": model("a", 0.80, 0.70, 0.85), "with": model("b", 0.84, 0.62, 0.88)})
+    assert scores["dev"]["without"]["weighted"] == pytest.approx(0.75) and scores["dev"]["with"]["weighted"] == pytest.approx(0.73)
+    assert "sents_f" not in scores["dev"]["with"]  # weight 0: not what chose the model
+    assert table.splitlines()[0] == "| pipeline | weighted dev score (model-best's) | ents_f | rel_micro_f | DISEASE F1 |"
+    assert "| with | 73.0 | 84.0 | 62.0 | 88.0 |" in table
+    with pytest.raises(FileNotFoundError, match="meta.json is missing: empty's directory"):
+        dev_scores_table({"empty": tmp_path})
