@@ -138,6 +138,16 @@ def one_encoder_table_cli(
     msg.good(f"Wrote {output}")
 
 
+def _write_table_and_json(output: Path, table: str, data: dict) -> None:
+    """A generated Markdown table at ``output`` and its data beside it as JSON, with the run's record."""
+    from ..run_record import write_json
+
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(table, encoding="utf8")
+    write_json(output.with_suffix(".json"), data)
+    msg.good(f"Wrote {output} and {output.with_suffix('.json')}")
+
+
 @app.command("seeds-comparison")
 def seeds_comparison_cli(
     output: Path = typer.Argument(..., help="Markdown table to write; its JSON summary goes beside it (.json)"),
@@ -150,7 +160,6 @@ def seeds_comparison_cli(
     import glob
 
     from ..evaluation.release_scores import seeds_comparison
-    from ..run_record import write_json
 
     def expand(patterns: List[str]) -> List[Path]:
         # A glob may match nothing yet (no extra seed run so far); a plain path must exist.
@@ -163,10 +172,7 @@ def seeds_comparison_cli(
 
     with user_errors():
         summary, text = seeds_comparison(expand(per_task), expand(multi_task))
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(text, encoding="utf8")
-    write_json(output.with_suffix(".json"), summary)
-    msg.good(f"Wrote {output} and {output.with_suffix('.json')}")
+    _write_table_and_json(output, text, summary)
 
 
 @app.command("dev-scores")
@@ -178,14 +184,10 @@ def dev_scores_cli(
     its config's score_weights first: two recipes are compared here, on dev, before test."""
     from ..evaluation.release_scores import dev_scores_table
     from ..evaluation.tables import parse_named_paths
-    from ..run_record import write_json
 
     with user_errors():
         scores, text = dev_scores_table(parse_named_paths(models))
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(text, encoding="utf8")
-    write_json(output.with_suffix(".json"), scores)
-    msg.good(f"Wrote {output} and {output.with_suffix('.json')}")
+    _write_table_and_json(output, text, scores)
 
 
 @app.command("benchmark-sentences")
