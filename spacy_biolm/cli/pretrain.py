@@ -43,6 +43,21 @@ def export_encoder_cli(
     msg.good(f"{record.get('package', record['path'])} {record.get('version', '')} -> {output_dir} ({', '.join(record['files'])})")
 
 
+@app.command("interpolate")
+def interpolate_cli(
+    first: str = typer.Argument(..., help="HF encoder directory or installed package: its architecture, config and tokenizer are kept"),
+    second: str = typer.Argument(..., help="An encoder of the same shapes and vocabulary (e.g. one continued from the first)"),
+    output_dir: Path = typer.Argument(..., help="The HF directory to write (give it to --paths.encoder)"),
+    weight: float = typer.Option(0.5, "--weight", help="The second encoder's share: 0 keeps the first, 1 takes the second's weights"),
+):
+    """Average two related encoders parameter by parameter, (1 - weight) * first + weight * second."""
+    from ..pretraining.interpolate import interpolate_encoders
+
+    with user_errors():
+        interpolate_encoders(first, second, output_dir, weight)
+    msg.good(f"{first} x {1 - weight:g} + {second} x {weight:g} -> {output_dir}")
+
+
 @app.command("model-card")
 def model_card_cli(
     released_dir: Path = typer.Argument(..., help="released/<name>/: a run's release/ export with its pretrain_summary.json and heldout_log.jsonl"),

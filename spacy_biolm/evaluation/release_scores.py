@@ -214,6 +214,9 @@ def seeds_comparison(per_task: Sequence[Path], multi_task: Sequence[Path],
             for side, paths in (("per_task", per_task), ("multi_task", multi_task))}
     if not runs["per_task"] or not runs["multi_task"]:
         raise ValueError("give at least one per-task and one multi-task results file")
+    for path, result in runs["per_task"] + runs["multi_task"]:
+        if "components" not in result:
+            raise ValueError(f"{path}: no 'components': not a release results file (evaluate release-meta --results)")
 
     def headlines(side: str, component: str) -> List[Tuple[Path, Dict[str, object]]]:
         found = []
@@ -239,7 +242,9 @@ def seeds_comparison(per_task: Sequence[Path], multi_task: Sequence[Path],
                            "baseline": baselines[0] if baselines else None,
                            "every_seed_at_or_above_baseline": all(above) if above else None})
         scale, digits = (1.0, 3) if metric == "MRR" else (100.0, 1)
-        shown = {side: f"{format_mean_std(s['mean'], s['std'], scale, digits)}, n={s['n']}" for side, s in summary.items()}
+        # One seed has no spread to show.
+        shown = {side: (f"{format_mean_std(s['mean'], s['std'], scale, digits)}, n={s['n']}" if s["n"] > 1
+                        else f"{s['mean'] * scale:.{digits}f}, n=1") for side, s in summary.items()}
         table.append([f"`{name}`", first["test_set"], metric, shown["per_task"], shown["multi_task"],
                       f"{change * scale:+.{digits}f}", "yes" if change >= -tolerance else "**no**",
                       "n/a" if not baselines else f"{_shown(baselines[0]['value'], metric)} ({baselines[0]['name']})",

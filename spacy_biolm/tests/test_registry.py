@@ -63,7 +63,7 @@ def test_console_script_lists_the_recipe_commands():
         assert sub_app in result.stdout
     commands = {
         "data": ("assets", "collect-text", "convert", "convert-splits"),
-        "pretrain": ("vocab", "extend-vocab", "run"),
+        "pretrain": ("vocab", "extend-vocab", "interpolate", "run"),
         "relations": ("convert", "train", "evaluate", "cv", "table"),
         "qa": ("convert", "corpora", "evaluate", "evaluate-project"),
         "evaluate": ("seeds", "encoders", "seeds-table", "tune", "ner-table", "release-meta"),

@@ -160,6 +160,11 @@ def test_seeds_comparison_judges_the_target_on_means_over_seeds(tmp_path):
     lacking_run = CliRunner().invoke(app, ["docs", "seeds-comparison", str(output), "--per-task", str(lacking),
                                            "--multi-task", str(tmp_path / "multitask.json")])
     assert lacking_run.exit_code == 1 and "lacking.json has no 'ner'" in " ".join(lacking_run.output.split())
+    # Another JSON caught by a glob (a dev-scores file) is named, not read as a seed.
+    _write(tmp_path / "seeds" / "multitask_seed_1_dev.json", {"dev": {}})
+    stray_run = CliRunner().invoke(app, ["docs", "seeds-comparison", str(output), "--per-task", str(tmp_path / "per_task.json"),
+                                         "--multi-task", str(tmp_path / "seeds" / "multitask_seed_*.json")])
+    assert stray_run.exit_code == 1 and "multitask_seed_1_dev.json: no 'components'" in " ".join(stray_run.output.split())
 
 
 def test_dev_scores_weigh_what_chose_each_model_best(tmp_path):
