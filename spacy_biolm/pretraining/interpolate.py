@@ -15,19 +15,9 @@ from typing import Union
 import torch
 from transformers import AutoModel
 
-from .warm_start import ENCODER_FILES, resolve_init
+from .warm_start import TOKENIZER_FILES, encoder_dir
 
 __all__ = ["interpolate_encoders"]
-
-# The files that make two encoders' inputs the same: the same ids for the same text.
-VOCABULARY_FILES = ("vocab.txt",)
-
-
-def _encoder_dir(name: Union[str, Path]) -> Path:
-    source = resolve_init(str(name))
-    if source is None or source.kind != "encoder":
-        raise ValueError(f"{name!r}: expected an HF encoder directory or an installed package holding one in model/")
-    return source.path
 
 
 def interpolate_encoders(first: Union[str, Path], second: Union[str, Path], output_dir: Path, weight: float) -> dict:
@@ -37,10 +27,10 @@ def interpolate_encoders(first: Union[str, Path], second: Union[str, Path], outp
     kept as they are. Returns the record written to ``encoder_source.json``."""
     if not 0.0 <= weight <= 1.0:
         raise ValueError(f"--weight {weight}: the share of the second encoder must be between 0 and 1")
-    first_dir, second_dir = _encoder_dir(first), _encoder_dir(second)
-    for name in VOCABULARY_FILES:
-        if (first_dir / name).read_bytes() != (second_dir / name).read_bytes():
-            raise ValueError(f"{first_dir / name} and {second_dir / name} differ: the encoders must share their vocabulary")
+    first_dir, second_dir = encoder_dir(first), encoder_dir(second)
+    # The same vocabulary gives the same ids for the same text, so each embedding row means one piece.
+    if (first_dir / "vocab.txt").read_bytes() != (second_dir / "vocab.txt").read_bytes():
+        raise ValueError(f"{first_dir / 'vocab.txt'} and {second_dir / 'vocab.txt'} differ: the encoders must share their vocabulary")
     model = AutoModel.from_pretrained(first_dir, torch_dtype=torch.float32)
     other = AutoModel.from_pretrained(second_dir, torch_dtype=torch.float32).state_dict()
     state = model.state_dict()
@@ -59,8 +49,8 @@ def interpolate_encoders(first: Union[str, Path], second: Union[str, Path], outp
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(output_dir, safe_serialization=True)
-    for name in ENCODER_FILES:
-        if name not in ("config.json", "model.safetensors", "pytorch_model.bin") and (first_dir / name).is_file():
+    for name in TOKENIZER_FILES:
+        if (first_dir / name).is_file():
             shutil.copy2(first_dir / name, output_dir / name)
     record = {"interpolated": {"first": str(first_dir.resolve()), "second": str(second_dir.resolve()), "weight_of_second": weight},
               "files": sorted(p.name for p in output_dir.iterdir())}

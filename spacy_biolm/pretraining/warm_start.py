@@ -29,7 +29,7 @@ from transformers import AutoConfig, AutoModel, ElectraConfig
 
 from .electra import ElectraRTD, ModelSize, generator_config
 
-__all__ = ["InitSource", "resolve_init", "package_model_dir", "package_record", "export_encoder", "electra_config_from_encoder", "electra_from_encoder"]
+__all__ = ["InitSource", "resolve_init", "package_model_dir", "package_record", "encoder_dir", "export_encoder", "electra_config_from_encoder", "electra_from_encoder"]
 
 # model_type values of HF configs whose encoder tensors map onto ELECTRA's one to one.
 BERT_FAMILY = ("bert", "electra")
@@ -132,9 +132,10 @@ def electra_from_encoder(encoder_dir: Path, size: ModelSize) -> ElectraRTD:
     return model
 
 
-# What an HF encoder directory needs to be loaded by spacy-transformers (model and tokenizer).
-ENCODER_FILES = ("config.json", "model.safetensors", "pytorch_model.bin", "vocab.txt", "tokenizer.json",
-                 "tokenizer_config.json", "special_tokens_map.json")
+# What an HF encoder directory needs to be loaded by spacy-transformers: model and tokenizer.
+MODEL_FILES = ("config.json", "model.safetensors", "pytorch_model.bin")
+TOKENIZER_FILES = ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
+ENCODER_FILES = MODEL_FILES + TOKENIZER_FILES
 
 
 def package_record(init: str) -> dict:
@@ -151,20 +152,27 @@ def package_record(init: str) -> dict:
             "license": metadata.get("License") or metadata.get("License-Expression"), "summary": metadata.get("Summary")}
 
 
+def encoder_dir(init: str) -> Path:
+    """The HF encoder directory ``init`` names (a directory or an installed package, as
+    ``[paths] init``); an earlier pretraining run's output is no encoder directory."""
+    source = resolve_init(str(init))
+    if source is None or source.kind != "encoder":
+        raise ValueError(f"{init!r}: expected an HF encoder directory or an installed package holding one in model/")
+    return source.path
+
+
 def export_encoder(init: str, output_dir: Path) -> dict:
     """Copy the encoder ``init`` names (an HF directory or an installed package, as ``[paths] init``)
     to ``output_dir`` as a plain HF directory that ``[paths] encoder`` can name, with
     ``encoder_source.json`` saying where it came from (package, version and licence when it is one)."""
-    source = resolve_init(init)
-    if source is None or source.kind != "encoder":
-        raise ValueError(f"{init!r}: expected an HF encoder directory or an installed package holding one in model/")
+    source_dir = encoder_dir(init)
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     copied = []
     for name in ENCODER_FILES:
-        if (source.path / name).is_file():
-            shutil.copy2(source.path / name, output_dir / name)
+        if (source_dir / name).is_file():
+            shutil.copy2(source_dir / name, output_dir / name)
             copied.append(name)
-    record = {"init": str(init), "path": str(source.path.resolve()), "files": copied, **package_record(init)}
+    record = {"init": str(init), "path": str(source_dir.resolve()), "files": copied, **package_record(init)}
     (output_dir / "encoder_source.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf8")
     return record
