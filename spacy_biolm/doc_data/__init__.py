@@ -15,6 +15,7 @@ on every ``spacy.blank``/``spacy.load``.
 """
 
 from .entities import (
+    ENTITIES_SPANS_KEY,
     ENTITY_TYPES_USER_DATA_KEY,
     GIVEN_ENTITIES_USER_DATA_KEY,
     annotated_entity_types,
@@ -44,6 +45,7 @@ from .relations import (
 
 __all__ = [
     "ABBREVIATIONS_EXTENSION",
+    "ENTITIES_SPANS_KEY",
     "ENTITY_TYPES_USER_DATA_KEY",
     "EXTENSIONS",
     "GIVEN_ENTITIES_USER_DATA_KEY",

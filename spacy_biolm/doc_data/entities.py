@@ -14,6 +14,11 @@ a ``ner`` before the relation extractor, ``ner`` keeps gold entities copied onto
 adds its own around them, whose pairs the corpus never labelled (GAD and EU-ADR label one pair per
 sentence), so a corpus *gives* its gold entities to the Doc (:func:`give_entities`) and the
 relation extractor pairs those when present (:func:`relation_entities`), ``doc.ents`` otherwise.
+
+A predicted Doc's ``doc.ents`` cannot overlap: where a gene overlaps a disease found before it
+(``ataxia telangiectasia mutated`` over ``ataxia telangiectasia``) one of them is left out. The
+``typed_ner`` components also keep every entity they find, overlaps included, in
+``doc.spans[ENTITIES_SPANS_KEY]``, and the NER scorer counts that group where a Doc has it.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from typing import FrozenSet, Iterable, Optional, Tuple
 from spacy.tokens import Doc, Span
 
 __all__ = [
+    "ENTITIES_SPANS_KEY",
     "ENTITY_TYPES_USER_DATA_KEY",
     "GIVEN_ENTITIES_USER_DATA_KEY",
     "annotated_entity_types",
@@ -31,6 +37,7 @@ __all__ = [
     "set_annotated_entity_types",
 ]
 
+ENTITIES_SPANS_KEY = "entities"
 ENTITY_TYPES_USER_DATA_KEY = "spacy_biolm.entity_types"
 GIVEN_ENTITIES_USER_DATA_KEY = "spacy_biolm.given_entities"
 

@@ -19,17 +19,22 @@ __all__ = ["evaluate_entity_types", "score_entity_types", "evaluate_entity_corpo
 def score_entity_types(nlp, data_path: Path, types: Sequence[str]) -> Dict[str, object]:
     """``ents_p``, ``ents_r``, ``ents_f`` and ``ents_per_type`` of ``nlp`` on the DocBin
     ``data_path``, counting entities of ``types`` only (predictions over missing gold tokens
-    neither right nor wrong), with ``types`` and ``docs``."""
+    neither right nor wrong), with ``types`` and ``docs``. Where the pipeline keeps its entities in
+    ``doc.spans["entities"]`` (``typed_ner``) those are scored, and ``doc_ents`` holds the scores
+    of ``doc.ents``, which leaves out an entity that overlaps one found before it."""
     from spacy.training import Corpus, Example
 
-    from ..doc_data import set_annotated_entity_types
+    from ..doc_data import ENTITIES_SPANS_KEY, set_annotated_entity_types
     from ..pipes.entity_scorer import score_annotated_entities
 
     examples = list(Corpus(str(data_path))(nlp))
     for eg in examples:
         set_annotated_entity_types(eg.reference, types)
-    predicted = nlp.pipe(eg.predicted for eg in examples)
-    scores = score_annotated_entities(Example(doc, eg.reference) for doc, eg in zip(predicted, examples))
+    predicted = [Example(doc, eg.reference) for doc, eg in zip(nlp.pipe(eg.predicted for eg in examples), examples)]
+    scores = score_annotated_entities(predicted)
+    if any(ENTITIES_SPANS_KEY in eg.predicted.spans for eg in predicted):
+        in_ents = score_annotated_entities(predicted, spans_key=None)
+        scores["doc_ents"] = {key: in_ents[key] for key in ("ents_p", "ents_r", "ents_f")}
     scores.update({"types": sorted(types), "docs": len(examples)})
     return scores
 

@@ -72,6 +72,7 @@ def release_results(
             "baseline": {"name": strongest, "value": measured[strongest]} if strongest else None,
             "at_or_above_baseline": None if strongest is None or ours is None else ours >= measured[strongest],
             "paper": paper_value(paper, component), "scores": row["scores"],
+            **({"doc_ents": scores["doc_ents"]} if "doc_ents" in scores else {}),  # typed_ner: doc.ents beside the span group
             **_training(timings, component),
         })
     return {**dict(run or {}), "components": components}

@@ -7,23 +7,29 @@ positive. This scorer counts, in each Doc, only the entity types it annotates
 (:func:`spacy_biolm.doc_data.annotated_entity_types`; every type when the Doc does not say), and
 otherwise is spaCy's: exact (label, start, end) matches, predictions over tokens whose gold is
 missing ignored, Docs without NER annotation skipped.
+
+A prediction's entities are ``doc.spans["entities"]`` where its pipeline's ``typed_ner`` components
+wrote that group (every entity they found, overlaps included), else ``doc.ents``: a component is
+scored on what it found, as it would be alone in a pipeline.
 """
 
 from collections import defaultdict
-from typing import Any, Callable, Dict, Iterable
+from typing import Any, Callable, Dict, Iterable, Optional
 
 from spacy.scorer import PRFScore
 from spacy.training import Example
 from spacy.util import registry
 
-from ..doc_data import annotated_entity_types
+from ..doc_data import ENTITIES_SPANS_KEY, annotated_entity_types
 
 __all__ = ["score_annotated_entities", "make_annotated_entities_scorer"]
 
 
-def score_annotated_entities(examples: Iterable[Example], **kwargs: Any) -> Dict[str, Any]:
+def score_annotated_entities(examples: Iterable[Example], spans_key: Optional[str] = ENTITIES_SPANS_KEY,
+                             **kwargs: Any) -> Dict[str, Any]:
     """``ents_p``, ``ents_r``, ``ents_f`` (micro over the types) and ``ents_per_type``, each Doc
-    scored on the entity types it annotates only."""
+    scored on the entity types it annotates only; the predicted entities are
+    ``doc.spans[spans_key]`` where the Doc has that group, else ``doc.ents``."""
     per_type: Dict[str, PRFScore] = defaultdict(PRFScore)
     for eg in examples:
         if not eg.y.has_annotation("ENT_IOB"):
@@ -32,7 +38,8 @@ def score_annotated_entities(examples: Iterable[Example], **kwargs: Any) -> Dict
         counted = (lambda label: True) if types is None else types.__contains__
         golds = {(e.label_, e.start, e.end) for e in eg.y.ents if counted(e.label_)}
         align_x2y = eg.alignment.x2y
-        for pred in eg.x.ents:
+        found = eg.x.spans[spans_key] if spans_key is not None and spans_key in eg.x.spans else eg.x.ents
+        for pred in found:
             if not counted(pred.label_):
                 continue
             indices = align_x2y[pred.start:pred.end]

@@ -201,6 +201,19 @@ def test_entities_are_scored_on_the_types_each_doc_annotates():
     assert score_annotated_entities([missed])["ents_r"] == 0.5
 
 
+def test_entities_left_out_of_doc_ents_by_an_overlap_are_scored_from_the_span_group():
+    from spacy_biolm.doc_data import ENTITIES_SPANS_KEY
+    from spacy_biolm.pipes.entity_scorer import score_annotated_entities
+
+    text = "ataxia telangiectasia mutated carriers ."
+    gene_over_disease = _scored_example(text, [(0, 3, "GENE")], [(0, 2, "DISEASE")], types=["GENE"])
+    assert score_annotated_entities([gene_over_disease])["ents_r"] == 0.0  # doc.ents holds the disease only
+    found = gene_over_disease.predicted
+    found.spans[ENTITIES_SPANS_KEY] = [Span(found, 0, 2, label="DISEASE"), Span(found, 0, 3, label="GENE")]
+    assert score_annotated_entities([gene_over_disease])["ents_f"] == 1.0
+    assert score_annotated_entities([gene_over_disease], spans_key=None)["ents_r"] == 0.0
+
+
 def test_relation_and_hallmark_scores_skip_docs_not_annotated_for_them():
     from spacy.training import Example
 
@@ -260,6 +273,9 @@ def test_evaluate_multitask_writes_a_test_score_per_release_row(trained, overrid
     written = {path.name: json.loads(path.read_text()) for path in (tmp_path / "metrics").glob("*.json")}
     assert sorted(written) == ["hallmarks_test.json", "ner_gene_test.json", "ner_test.json", "relation_extractor_test.json"]
     assert written["ner_gene_test.json"]["types"] == ["GENE"]
+    # doc.spans["entities"] holds every GENE of doc.ents and those an earlier DISEASE overlaps: recall ≥ doc.ents's.
+    gene = written["ner_gene_test.json"]
+    assert gene["ents_r"] >= gene["doc_ents"]["ents_r"] and set(gene["doc_ents"]) == {"ents_p", "ents_r", "ents_f"}
     assert {"rel_micro_f", "baselines"} <= set(written["relation_extractor_test.json"])
     assert {"cats_micro_f", "cats_macro_f"} <= set(written["hallmarks_test.json"])
     assert "thresholds" in spacy.util.load_config(model / "config.cfg")["components"]["hallmarks"]["scorer"]

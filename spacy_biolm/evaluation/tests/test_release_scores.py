@@ -29,7 +29,8 @@ def test_results_put_each_headline_beside_its_strongest_baseline_and_the_paper(t
         "reranking_bioasq": {"bio_electra": [0.325]},
     }, "electramed_2021": {"paper": "ELECTRAMed", "qa_bioasq7b": {"metrics": ["strict_acc"], "batch1": [40.0], "batch2": [50.0]}}})
     metrics = {
-        "ner": _write(tmp_path / "ner.json", {"ents_p": 0.8, "ents_r": 0.8, "ents_f": 0.8}),
+        "ner": _write(tmp_path / "ner.json", {"ents_p": 0.8, "ents_r": 0.8, "ents_f": 0.8,
+                                               "doc_ents": {"ents_p": 0.8, "ents_r": 0.7, "ents_f": 0.75}}),
         "yes_no": _write(tmp_path / "yn.json", {"yes_no_f_yes": 0.9, "yes_no_f_no": 0.5, "yes_no_macro_f": 0.7,
                                                  "baselines": {"majority (always yes)": {"yes_no_macro_f": 0.43}}}),
         "answer_reranker": _write(tmp_path / "rr.json", {"rerank_mrr": 0.2, "rerank_mrr_random": 0.09, "baselines": {
@@ -45,6 +46,7 @@ def test_results_put_each_headline_beside_its_strongest_baseline_and_the_paper(t
     assert results["profile"] == "default"
     assert by_name["ner"]["baseline"] == {"name": "spaCy CNN", "value": 0.81}
     assert by_name["ner"]["at_or_above_baseline"] is False
+    assert by_name["ner"]["doc_ents"]["ents_f"] == 0.75 and "doc_ents" not in by_name["yes_no"]  # typed_ner's doc.ents
     assert by_name["ner"]["paper"]["value"] == pytest.approx(0.7832)
     assert by_name["yes_no"]["at_or_above_baseline"] is True
     assert by_name["yes_no"]["paper"]["value"] == pytest.approx((0.9266 + 0.5818) / 2)

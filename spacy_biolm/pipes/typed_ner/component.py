@@ -1,6 +1,6 @@
 """The ``typed_ner`` pipeline component: spaCy's ``ner`` for a fixed set of entity types.
 
-Two things set it apart from ``ner``, and both are for corpora that each annotate some types:
+Three things set it apart from ``ner``, and all are for corpora that each annotate some types:
 
 * **It learns only from Docs that annotate all of its types.** A Doc whose corpus recorded other
   types (:func:`~spacy_biolm.doc_data.annotated_entity_types`: NCBI-disease annotates DISEASE)
@@ -13,6 +13,9 @@ Two things set it apart from ``ner``, and both are for corpora that each annotat
   presets it must reproduce, which a component without their labels cannot do; ``typed_ner``
   parses as if the Doc had none and keeps each earlier entity where its own would overlap, so a
   pipeline can run one ``typed_ner`` per group of types (each listening to one ``transformer``).
+* **It loses none of them.** ``doc.ents`` cannot overlap, so an entity that overlaps an earlier one
+  is left out of it; ``doc.spans[spans_key]`` (``"entities"``) keeps every entity of the Doc's
+  ``typed_ner`` components, overlaps included, and is what their scorer counts.
 
 Its labels are ``entity_types`` (config), never learnt from the data.
 """
@@ -28,7 +31,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from thinc.api import Model
 
-from ...doc_data import annotated_entity_types
+from ...doc_data import ENTITIES_SPANS_KEY, annotated_entity_types
 
 __all__ = ["TypedEntityRecognizer", "make_typed_ner", "learning_view"]
 
@@ -71,11 +74,13 @@ class TypedEntityRecognizer(EntityRecognizer):
     """spaCy's ``EntityRecognizer`` restricted to ``entity_types``: learns only from Docs that
     annotate them all and adds its entities beside the Doc's earlier ones."""
 
-    def __init__(self, vocab, model, name: str = "typed_ner", *, entity_types: Sequence[str], **kwargs):
+    def __init__(self, vocab, model, name: str = "typed_ner", *, entity_types: Sequence[str],
+                 spans_key: str = ENTITIES_SPANS_KEY, **kwargs):
         if not entity_types or not all(isinstance(t, str) and t for t in entity_types):
             raise ValueError(f"typed_ner '{name}': entity_types must name at least one entity label, got {entity_types!r}")
         super().__init__(vocab, model, name, **kwargs)
         self.entity_types = tuple(sorted(set(entity_types)))
+        self.cfg["spans_key"] = spans_key  # in cfg: saved with the component and given to its scorer
 
     def add_label(self, label: str) -> int:
         if label not in self.entity_types:
@@ -110,12 +115,17 @@ class TypedEntityRecognizer(EntityRecognizer):
             return super().predict(docs)
 
     def set_annotations(self, docs: Sequence[Doc], states) -> None:
-        """Add the parsed entities to each Doc where they overlap none of its earlier entities."""
+        """Add the parsed entities to each Doc's ``doc.ents`` where they overlap none of its earlier
+        entities, and to ``doc.spans[spans_key]`` (begun from ``doc.ents``) in place of any of
+        the same types found before."""
         with _entities_hidden(docs):
             super().set_annotations(docs, states)
             found = [list(doc.ents) for doc in docs]
+        key = self.cfg["spans_key"]
         for doc, own in zip(docs, found):
             earlier = list(doc.ents)
+            others = [s for s in (doc.spans[key] if key in doc.spans else earlier) if s.label_ not in self.entity_types]
+            doc.spans[key] = sorted(others + own, key=lambda span: (span.start, span.end, span.label_))
             taken = numpy.zeros(len(doc) + 1, dtype=bool)
             for ent in earlier:
                 taken[ent.start:ent.end] = True
@@ -125,10 +135,11 @@ class TypedEntityRecognizer(EntityRecognizer):
 
 @Language.factory(
     "typed_ner",
-    assigns=["doc.ents", "token.ent_iob", "token.ent_type"],
+    assigns=["doc.ents", "token.ent_iob", "token.ent_type", "doc.spans"],
     default_config={
         "model": DEFAULT_NER_MODEL,
         "entity_types": [],
+        "spans_key": ENTITIES_SPANS_KEY,
         "update_with_oracle_cut_size": 100,
         "incorrect_spans_key": None,
         "scorer": {"@scorers": "spacy-biolm.annotated_entities_scorer.v1"},
@@ -140,15 +151,17 @@ def make_typed_ner(
     name: str,
     model: Model,
     entity_types: List[str],
+    spans_key: str,
     update_with_oracle_cut_size: int,
     incorrect_spans_key: Optional[str],
     scorer: Optional[Callable],
 ) -> TypedEntityRecognizer:
     """An ``ner`` for exactly ``entity_types``: trained only on Docs that annotate all of them
-    (:func:`learning_view`), its entities added beside the Doc's earlier ones. The model and the
-    other settings are spaCy ``ner``'s; the scorer counts in each Doc the types it annotates."""
+    (:func:`learning_view`), its entities added beside the Doc's earlier ones in ``doc.ents`` and
+    all of them, overlaps included, in ``doc.spans[spans_key]``. The model and the other settings
+    are spaCy ``ner``'s; the scorer counts in each Doc the types it annotates."""
     return TypedEntityRecognizer(
-        nlp.vocab, model, name, entity_types=entity_types,
+        nlp.vocab, model, name, entity_types=entity_types, spans_key=spans_key,
         update_with_oracle_cut_size=update_with_oracle_cut_size,
         incorrect_spans_key=incorrect_spans_key, scorer=scorer,
     )

@@ -98,6 +98,10 @@ def test_earlier_entities_are_kept_and_never_overlapped():
     assert [(e.text, e.label_, e.kb_id_) for e in doc.ents][0] == ("BRCA1 carriers", "CELL", "CL:1")
     assert {(e.start, e.end, e.label_) for e in doc.ents[1:]} == {e for e in alone if e[0] >= 2}  # the rest, as without it
     assert all(t.ent_iob_ for t in doc)  # every token annotated, as after spaCy's ner
+    # Left out of doc.ents by the overlap, kept in the span group beside the given entity.
+    assert ("BRCA1", "GENE") in {(s.text, s.label_) for s in doc.spans["entities"]}
+    assert ("BRCA1 carriers", "CELL") in {(s.text, s.label_) for s in doc.spans["entities"]}
+    assert {(s.start, s.end, s.label_) for s in doc.spans["entities"]} >= {(e.start, e.end, e.label_) for e in doc.ents}
 
 
 def test_labels_come_from_the_config_only():
@@ -119,3 +123,7 @@ def test_round_trip_keeps_types_and_predictions(tmp_path):
     assert loaded.get_pipe("ner_gene").entity_types == ("GENE",)
     text = "BRCA1 carriers get breast cancer ."
     assert [(e.start, e.end, e.label_) for e in loaded(text).ents] == [(e.start, e.end, e.label_) for e in nlp(text).ents]
+    assert loaded.get_pipe("ner_gene").cfg["spans_key"] == "entities"
+    before, after = nlp(text), loaded(text)
+    assert [(s.start, s.end, s.label_) for s in after.spans["entities"]] == \
+        [(s.start, s.end, s.label_) for s in before.spans["entities"]]
