@@ -130,10 +130,12 @@ def test_seeds_comparison_judges_the_target_on_means_over_seeds(tmp_path):
 
     from spacy_biolm.cli import app
 
-    def run(path, seed, ner, ner_gene):
+    def run(path, seed, ner, ner_gene, gene_in_doc_ents=None):
         rows = [{"component": name, "test_set": f"{name} test", "metric": "F1", "ours": ours,
                  "baseline": {"name": "CNN", "value": 0.72}, "at_or_above_baseline": ours >= 0.72}
                 for name, ours in (("ner", ner), ("ner_gene", ner_gene))]
+        if gene_in_doc_ents is not None:
+            rows[1]["doc_ents"] = {"ents_f": gene_in_doc_ents}
         return _write(path, {"seed": str(seed), "components": rows})
 
     run(tmp_path / "per_task.json", 0, 0.80, 0.76)
@@ -154,7 +156,15 @@ def test_seeds_comparison_judges_the_target_on_means_over_seeds(tmp_path):
     summary = json.loads(output.with_suffix(".json").read_text(encoding="utf8"))
     gene = summary["components"][1]
     assert gene["multi_task"]["values"] == [0.745, 0.71] and gene["multi_task"]["seeds"] == ["0", "1"]
-    assert gene["within_target"] is False and summary["run"]["date"]
+    assert gene["within_target"] is False and summary["run"]["date"] and "doc.ents" not in text
+    # typed_ner rows that record doc.ents's F1 beside their span group's: its mean under the table.
+    run(tmp_path / "spans_0.json", 0, 0.81, 0.76, gene_in_doc_ents=0.75)
+    run(tmp_path / "spans_1.json", 1, 0.83, 0.76, gene_in_doc_ents=0.73)
+    spans_run = CliRunner().invoke(app, ["docs", "seeds-comparison", str(output), "--per-task", str(tmp_path / "per_task.json"),
+                                         "--multi-task", str(tmp_path / "spans_*.json")])
+    assert spans_run.exit_code == 0, spans_run.output
+    assert "in `doc.ents`, which leaves out an entity that overlaps one found before it, F1 is `ner_gene` 74.0 (1.4)." \
+        in output.read_text(encoding="utf8")
     missing = CliRunner().invoke(app, ["docs", "seeds-comparison", str(output), "--per-task", str(tmp_path / "nope.json"),
                                        "--multi-task", str(tmp_path / "multitask.json")])
     assert missing.exit_code == 1 and "nope.json does not exist" in " ".join(missing.output.split())
