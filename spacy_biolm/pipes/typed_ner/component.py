@@ -11,8 +11,9 @@ Three things set it apart from ``ner``, and all are for corpora that each annota
   a gene is not a disease). A Doc that records no types annotates every type.
 * **It adds its entities beside those already on the Doc.** ``ner`` treats earlier entities as
   presets it must reproduce, which a component without their labels cannot do; ``typed_ner``
-  parses as if the Doc had none and keeps each earlier entity where its own would overlap, so a
-  pipeline can run one ``typed_ner`` per group of types (each listening to one ``transformer``).
+  parses as if the Doc had none (and no ``sentencizer`` boundaries, which it never saw in
+  training) and keeps each earlier entity where its own would overlap, so a pipeline can run one
+  ``typed_ner`` per group of types (each listening to one ``transformer``).
 * **It loses none of them.** ``doc.ents`` cannot overlap, so an entity that overlaps an earlier one
   is left out of it; ``doc.spans[spans_key]`` (``"entities"``) keeps every entity of the Doc's
   ``typed_ner`` components, overlaps included, and is what their scorer counts.
@@ -24,7 +25,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator, List, Optional, Sequence
 
 import numpy
-from spacy.attrs import ENT_IOB, ENT_KB_ID, ENT_TYPE
+from spacy.attrs import ENT_IOB, ENT_KB_ID, ENT_TYPE, SENT_START
 from spacy.language import Language
 from spacy.pipeline.ner import DEFAULT_NER_MODEL, EntityRecognizer
 from spacy.tokens import Doc
@@ -39,16 +40,22 @@ _ENT_ATTRS = [ENT_IOB, ENT_TYPE, ENT_KB_ID]
 
 
 @contextmanager
-def _entities_hidden(docs: Sequence[Doc]) -> Iterator[None]:
-    """Every token's entity tag missing inside the block, restored exactly after it."""
-    saved = [doc.to_array(_ENT_ATTRS) for doc in docs]
-    for doc in docs:
+def _parsed_as_in_training(docs: Sequence[Doc]) -> Iterator[None]:
+    """Inside the block every token's entity tag is missing and, where no dependency parse sets
+    them, no sentence boundary is known; both are restored exactly after it. That is how a Doc
+    looks when the component learns: spaCy's training does not run a ``sentencizer`` before it,
+    whose boundaries at every full stop would stop a gene such as BC2GM's ``PU . 1`` at its ``.``."""
+    hidden = [_ENT_ATTRS if doc.has_annotation("DEP") else [*_ENT_ATTRS, SENT_START] for doc in docs]
+    saved = [doc.to_array(attrs) for doc, attrs in zip(docs, hidden)]
+    for doc, attrs in zip(docs, hidden):
         doc.set_ents([], default="missing")
+        if SENT_START in attrs:
+            doc.from_array([SENT_START], numpy.zeros((len(doc),), dtype="uint64"))
     try:
         yield
     finally:
-        for doc, array in zip(docs, saved):
-            doc.from_array(_ENT_ATTRS, array)
+        for doc, attrs, array in zip(docs, hidden, saved):
+            doc.from_array(attrs, array)
 
 
 def learning_view(reference: Doc, entity_types: Sequence[str]) -> Doc:
@@ -107,18 +114,18 @@ class TypedEntityRecognizer(EntityRecognizer):
     def update(self, examples: Sequence[Example], *, drop: float = 0.0, sgd=None, losses=None):
         """spaCy's update on each Example's :func:`learning_view`, parsed from a Doc without entities."""
         examples = [self._learning_example(eg) for eg in examples]
-        with _entities_hidden([eg.predicted for eg in examples]):
+        with _parsed_as_in_training([eg.predicted for eg in examples]):
             return super().update(examples, drop=drop, sgd=sgd, losses=losses)
 
     def predict(self, docs: Sequence[Doc]):
-        with _entities_hidden(docs):
+        with _parsed_as_in_training(docs):
             return super().predict(docs)
 
     def set_annotations(self, docs: Sequence[Doc], states) -> None:
         """Add the parsed entities to each Doc's ``doc.ents`` where they overlap none of its earlier
         entities, and to ``doc.spans[spans_key]`` (begun from ``doc.ents``) in place of any of
         the same types found before."""
-        with _entities_hidden(docs):
+        with _parsed_as_in_training(docs):
             super().set_annotations(docs, states)
             found = [list(doc.ents) for doc in docs]
         key = self.cfg["spans_key"]

@@ -104,6 +104,21 @@ def test_earlier_entities_are_kept_and_never_overlapped():
     assert {(s.start, s.end, s.label_) for s in doc.spans["entities"]} >= {(e.start, e.end, e.label_) for e in doc.ents}
 
 
+def test_sentencizer_boundaries_do_not_cut_an_entity_and_stay_on_the_doc():
+    """Trained without sentence boundaries (spaCy's training runs no sentencizer), a typed_ner
+    predicts without them too: BC2GM's gene ``PU . 1`` spans the sentencizer's boundary."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.add_pipe("typed_ner", name="ner_gene", config={"entity_types": ["GENE"], "model": SMALL_MODEL})
+    text = "PU . 1 binds DNA ."
+    examples = [Example(nlp.make_doc(text), _doc(nlp, text, [(0, 3, "GENE")], ["GENE"]))] * 4
+    nlp.initialize(lambda: examples)
+    overfit(nlp, examples, steps=40, learn_rate=0.01)
+    doc = nlp(text)
+    assert [(e.text, e.label_) for e in doc.ents] == [("PU . 1", "GENE")]
+    assert [s.text for s in doc.sents] == ["PU .", "1 binds DNA ."]  # the sentencizer's, restored
+
+
 def test_labels_come_from_the_config_only():
     nlp = spacy.blank("en")
     ner = nlp.add_pipe("typed_ner", config={"entity_types": ["GENE"], "model": SMALL_MODEL})
