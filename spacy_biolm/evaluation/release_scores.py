@@ -257,10 +257,10 @@ def seeds_comparison(per_task: Sequence[Path], multi_task: Sequence[Path],
     header = ["component", "test set", "metric", "an encoder per task, mean (std)", "one encoder, mean (std)",
               "change", f"≥ per task − {tolerance * 100:g}", "strongest baseline", "every seed ≥ baseline"]
     files = {side: [str(path) for path, _ in found] for side, found in runs.items()}
-    in_doc_ents = [f"`{c['component']}` {format_mean_std(c['multi_task']['doc_ents']['mean'], c['multi_task']['doc_ents']['std'], 100.0, 1)}"
-                   for c in components if "doc_ents" in c["multi_task"]]
+    in_doc_ents = [f"`{c['component']}` " + (format_mean_std(f["mean"], f["std"], 100.0, 1) if f["n"] > 1 else f"{100 * f['mean']:.1f}")
+                   for c in components for f in [c["multi_task"].get("doc_ents")] if f]
     text = ("Mean (sample std) over the runs listed in the JSON beside this table; n = the number of seeds.\n\n"
-            + markdown_table(header, table, numeric=False)
+            + markdown_table(header, table, numeric=False).rstrip("\n")
             + ("\n\nOne encoder's entities are scored from `doc.spans[\"entities\"]`; in `doc.ents`, which leaves out "
                "an entity that overlaps one found before it, F1 is " + ", ".join(in_doc_ents) + "." if in_doc_ents else ""))
     return {"target_points_below": tolerance * 100, "files": files, "components": components}, text
