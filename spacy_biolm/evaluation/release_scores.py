@@ -211,6 +211,12 @@ def seeds_comparison(per_task: Sequence[Path], multi_task: Sequence[Path],
     multi-task results have and a per-task file lacks is an error naming the file."""
     from .seed_summaries import format_mean_std, summarise
 
+    def mean_cell(stats: Dict[str, object], scale: float, digits: int) -> str:
+        # One seed has no spread to show.
+        if stats["n"] > 1:
+            return format_mean_std(stats["mean"], stats["std"], scale, digits)
+        return f"{stats['mean'] * scale:.{digits}f}"
+
     runs = {side: [(Path(p), json.loads(Path(p).read_text(encoding="utf8"))) for p in paths]
             for side, paths in (("per_task", per_task), ("multi_task", multi_task))}
     if not runs["per_task"] or not runs["multi_task"]:
@@ -247,9 +253,7 @@ def seeds_comparison(per_task: Sequence[Path], multi_task: Sequence[Path],
                            "baseline": baselines[0] if baselines else None,
                            "every_seed_at_or_above_baseline": all(above) if above else None})
         scale, digits = (1.0, 3) if metric == "MRR" else (100.0, 1)
-        # One seed has no spread to show.
-        shown = {side: (f"{format_mean_std(s['mean'], s['std'], scale, digits)}, n={s['n']}" if s["n"] > 1
-                        else f"{s['mean'] * scale:.{digits}f}, n=1") for side, s in summary.items()}
+        shown = {side: f"{mean_cell(s, scale, digits)}, n={s['n']}" for side, s in summary.items()}
         table.append([f"`{name}`", first["test_set"], metric, shown["per_task"], shown["multi_task"],
                       f"{change * scale:+.{digits}f}", "yes" if change >= -tolerance else "**no**",
                       "n/a" if not baselines else f"{_shown(baselines[0]['value'], metric)} ({baselines[0]['name']})",
@@ -257,8 +261,8 @@ def seeds_comparison(per_task: Sequence[Path], multi_task: Sequence[Path],
     header = ["component", "test set", "metric", "an encoder per task, mean (std)", "one encoder, mean (std)",
               "change", f"≥ per task − {tolerance * 100:g}", "strongest baseline", "every seed ≥ baseline"]
     files = {side: [str(path) for path, _ in found] for side, found in runs.items()}
-    in_doc_ents = [f"`{c['component']}` " + (format_mean_std(f["mean"], f["std"], 100.0, 1) if f["n"] > 1 else f"{100 * f['mean']:.1f}")
-                   for c in components for f in [c["multi_task"].get("doc_ents")] if f]
+    in_doc_ents = [f"`{c['component']}` {mean_cell(c['multi_task']['doc_ents'], 100.0, 1)}"
+                   for c in components if "doc_ents" in c["multi_task"]]
     text = ("Mean (sample std) over the runs listed in the JSON beside this table; n = the number of seeds.\n\n"
             + markdown_table(header, table, numeric=False).rstrip("\n")
             + ("\n\nOne encoder's entities are scored from `doc.spans[\"entities\"]`; in `doc.ents`, which leaves out "
