@@ -1,5 +1,5 @@
 """``spacy-biolm release``: commands that change or build a saved pipeline: its tuned HoC thresholds,
-its encoders stored smaller (float16, int8 for pair encoders), a config sharing its encoder, and the release's wheels (the pipeline and the
+its sentence splitter, its encoders stored smaller (float16, int8 for pair encoders), a config sharing its encoder, and the release's wheels (the pipeline and the
 spacy-biolm library it needs)."""
 
 from pathlib import Path
@@ -12,7 +12,7 @@ from ._common import gpu_option, objective_option, sub_app, user_errors
 
 __all__ = ["app"]
 
-app = sub_app("Change or build a saved pipeline: tune its HoC thresholds, halve its weights, share its encoder, "
+app = sub_app("Change or build a saved pipeline: tune its HoC thresholds, replace its sentencizer, halve its weights, share its encoder, "
               "package the pipeline wheel beside the spacy-biolm wheel it requires.")
 
 
@@ -106,3 +106,28 @@ def tune_thresholds_cli(
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(json.dumps(result, indent=2), encoding="utf8")
 
+
+
+@app.command("replace-sentencizer")
+def replace_sentencizer_cli(
+    model_dir: Path = typer.Argument(..., help="A saved pipeline with spaCy's sentencizer (trained before biomedical_sentencizer); updated in place", exists=True, file_okay=False),
+):
+    """Replace the pipeline's spaCy `sentencizer` by `biomedical_sentencizer` (same settings, same
+    name and place), which starts no sentence at a lower-case word or a digit (`P. falciparum`,
+    `Kv1 . 7`). Neither has weights, so nothing is retrained; a pipeline that has one already is
+    left as it is."""
+    import spacy
+
+    from ..pipes.sentencizer import replace_sentencizers
+
+    with user_errors(OSError, ValueError):
+        nlp = spacy.load(model_dir)
+        replaced = replace_sentencizers(nlp)
+        if replaced:
+            nlp.to_disk(model_dir)
+        elif "biomedical_sentencizer" not in {nlp.get_pipe_meta(name).factory for name in nlp.component_names}:
+            raise ValueError(f"{model_dir} has no sentencizer to replace (its pipeline: {', '.join(nlp.pipe_names)})")
+    if replaced:
+        msg.good(f"{model_dir}: {', '.join(replaced)} is now a biomedical_sentencizer")
+    else:
+        msg.info(f"{model_dir} already splits sentences with a biomedical_sentencizer: unchanged")
