@@ -28,7 +28,11 @@ SMOKE_VARS = {
     "multitask_eval_frequency": "2",
     "ner_cnn_steps": "4",
     "ner_cnn_eval_frequency": "2",
+    # The first sentences, documents and abstracts of each corpus split: every command runs on real
+    # text, the evaluations in seconds.
+    "ner_convert_limit": "400",
     "re_convert_limit": "300",
+    "hoc_convert_limit": "120",
     # Question answering: a few questions per corpus file, two updates per task.
     "qa_limit": "8",
     "qa_yes_no_steps": "2",
@@ -38,8 +42,8 @@ SMOKE_VARS = {
     "hoc_steps": "3",
     "hoc_eval_frequency": "3",
 }
-# projects/one-encoder's per-task pipelines (the comparison rows), a few updates each (its HoC takes
-# SMOKE_VARS' hoc_steps).
+# projects/one-encoder's per-task pipelines (the comparison rows) and projects/encoder-ablation's NER,
+# a few updates each (one-encoder's HoC takes SMOKE_VARS' hoc_steps).
 PER_TASK_VARS = {
     "ner_steps": "4",
     "ner_eval_frequency": "2",
@@ -106,7 +110,7 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert speed["pipelines"]["one multi-task encoder"]["encoder_passes_per_token"] == 1.0
     _run([sys.executable, "-m", "spacy", "project", "run", "pretrain", ".", *overrides], cwd=project)
     ablation = project / "projects" / "encoder-ablation"
-    _run([sys.executable, "-m", "spacy", "project", "run", "pretraining-ablation", "projects/encoder-ablation", *overrides], cwd=project)
+    _run([sys.executable, "-m", "spacy", "project", "run", "pretraining-ablation", "projects/encoder-ablation", *sub_overrides], cwd=project)
     report = json.loads((project / "pretrained/vocab/vocab_report.json").read_text())
     assert report["gene_splits"]["splits"]["biolm-wp"]["BRCA1"]
     summary = json.loads((project / "pretrained/tiny/pretrain_summary.json").read_text())

@@ -151,6 +151,7 @@ def convert_splits_cli(
     exclude_test: List[Path] = typer.Option([], "--exclude-test", help="A CoNLL test file (repeatable): train and devel sentences sharing 13 words with one of its sentences are dropped (test never is)"),
     split: List[str] = typer.Option([], "--split", help="A split to convert (repeatable; default: train, devel and test), for a corpus that ships fewer"),
     stats_path: Optional[Path] = typer.Option(None, "--stats", help="Write the per-split statistics as JSON (with the run's commit and date)"),
+    limit: int = typer.Option(0, "--limit", help="Convert only the first N sentences of each split (0 = all; smoke runs)", min=0),
 ):
     """Convert the train/devel/test splits of one NER corpus to DocBins, its labels renamed or mapped
     to the release's entity types, without the sentences that share 13 words with a test set."""
@@ -158,7 +159,7 @@ def convert_splits_cli(
 
     with user_errors():
         report = convert_ner_splits(input_dir, output_dir, scheme=scheme, label=label, relabel=parse_label_map(relabel),
-                                    corpus=corpus, exclude_test=exclude_test, splits=split or NER_SPLITS)
+                                    corpus=corpus, exclude_test=exclude_test, splits=split or NER_SPLITS, limit=limit)
     for stats in report.values():
         msg.good(f"{stats['input']} -> {stats['output']}: {json.dumps(stats)}")
     if stats_path:
@@ -220,12 +221,13 @@ def convert_hoc_cli(
     output_dir: Path = typer.Argument(..., help="Directory for train.spacy, dev.spacy and test.spacy"),
     split: Path = typer.Option(Path("configs/splits/hoc_split.json"), "--split", help=HOC_SPLIT_HELP),
     stats_path: Optional[Path] = typer.Option(None, "--stats", help="Write the per-split counts as JSON"),
+    limit: int = typer.Option(0, "--limit", help="Convert only the first N abstracts of each split (0 = all; smoke runs)", min=0),
 ):
     """Convert the Hallmarks of Cancer corpus to DocBins: the 10 hallmarks in doc.cats, sentence labels in doc.spans["hoc_sentences"]."""
     from ..corpora.hoc import convert_hoc
 
     with user_errors():
-        report = convert_hoc(input_path, split, output_dir)
+        report = convert_hoc(input_path, split, output_dir, limit=limit)
     for name, stats in report.items():
         msg.good(f"{name}: {stats['documents']} documents ({stats['without_hallmark']} without a hallmark) -> {stats['output']}")
     if stats_path:

@@ -22,6 +22,7 @@ so it must stay cheap to import (no torch, no transformers).
 
 from collections import Counter
 from dataclasses import dataclass, replace
+from itertools import islice
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
@@ -329,7 +330,7 @@ def _written(sentences: Iterable[ConllSentence], path: Path, fates: Dict[str, st
 
 def convert_ner(input_path: PathLike, output_path: PathLike, scheme: str = "auto", label: str = "ENTITY",
                 n_sents: int = 1, relabel: Optional[Dict[str, str]] = None, corpus: Optional[str] = None,
-                exclude: Optional[Callable[[str], Sequence[str]]] = None) -> Dict[str, object]:
+                exclude: Optional[Callable[[str], Sequence[str]]] = None, limit: int = 0) -> Dict[str, object]:
     """Convert a CoNLL BIO NER file into a spaCy ``DocBin`` (``.spacy``) file.
 
     Args:
@@ -347,6 +348,8 @@ def convert_ner(input_path: PathLike, output_path: PathLike, scheme: str = "auto
         exclude: called with each sentence's text (its tokens joined by spaces), the names of the
             test sets it shares a 13-word span with (:func:`conll_ngram_index`); such sentences are
             dropped. For training and development files only: a test file is never filtered.
+        limit: write only the first ``limit`` Docs (0: all); the rest of the file is not read (for
+            smoke runs of the project).
 
     Returns:
         Statistics: ``sentences``, ``docs``, ``tokens``, ``entities``, ``labels`` (entity count
@@ -373,7 +376,7 @@ def convert_ner(input_path: PathLike, output_path: PathLike, scheme: str = "auto
     missing = 0
     tally: Dict[str, Any] = {"file_labels": Counter(), "dropped_lines": [], "dropped_by_test": Counter()}
     sentences = _written(read_conll_ner(input_path, scheme=scheme, label=label), input_path, fates, corpus, exclude, tally)
-    for group in group_sentences(sentences, n_sents):
+    for group in islice(group_sentences(sentences, n_sents), limit or None):
         doc = sentences_to_doc(vocab, group, set_sent_starts=n_sents > 1)
         if types is not None:
             set_annotated_entity_types(doc, types)

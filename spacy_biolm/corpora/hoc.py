@@ -275,12 +275,13 @@ def hoc_to_doc(vocab: Vocab, abstract: HocAbstract) -> Doc:
     return doc
 
 
-def convert_hoc(input_path: PathLike, split_path: PathLike, output_dir: PathLike) -> Dict[str, Dict[str, object]]:
+def convert_hoc(input_path: PathLike, split_path: PathLike, output_dir: PathLike, limit: int = 0) -> Dict[str, Dict[str, object]]:
     """The corpus (the raw tree, ``assets/hoc_raw``, or ``hoc.jsonl``) ->
     ``output_dir/{train,dev,test}.spacy`` by the split file. Every PMID of the
     corpus must be in the split and every PMID of the split in the corpus (CorpusFormatError
-    naming the file and the PMIDs otherwise, before anything is written). Returns per split the
-    number of documents, of documents without a hallmark, and the documents per hallmark."""
+    naming the file and the PMIDs otherwise, before anything is written). ``limit``: the first N
+    PMIDs of each split only (0: all; smoke runs). Returns per split the number of documents, of
+    documents without a hallmark, and the documents per hallmark."""
     split = read_split(split_path)
     abstracts = {a.pmid: a for a in read_hoc(input_path)}
     assigned = {pmid for pmids in split.values() for pmid in pmids}
@@ -299,14 +300,15 @@ def convert_hoc(input_path: PathLike, split_path: PathLike, output_dir: PathLike
     for name in SPLITS:
         docbin = DocBin(store_user_data=True)
         per_hallmark = dict.fromkeys(HALLMARKS, 0)
-        for pmid in split[name]:
+        pmids = split[name][:limit] if limit else split[name]
+        for pmid in pmids:
             doc = hoc_to_doc(vocab, abstracts[pmid])
             docbin.add(doc)
             for hallmark in abstracts[pmid].hallmarks:
                 per_hallmark[hallmark] += 1
         out = output_dir / f"{name}.spacy"
         docbin.to_disk(out)
-        report[name] = {"output": str(out), "documents": len(split[name]),
-                        "without_hallmark": sum(not abstracts[p].hallmarks for p in split[name]),
+        report[name] = {"output": str(out), "documents": len(pmids),
+                        "without_hallmark": sum(not abstracts[p].hallmarks for p in pmids),
                         "per_hallmark": per_hallmark}
     return report

@@ -39,13 +39,15 @@ def convert_ner_splits(
     corpus: Optional[str] = None,
     exclude_test: Sequence[PathLike] = (),
     splits: Sequence[str] = NER_SPLITS,
+    limit: int = 0,
 ) -> Dict[str, Dict[str, object]]:
     """``input_dir/{train,devel,test}.tsv`` (CoNLL BIO) -> ``output_dir/{train,devel,test}.spacy``.
 
     Every split of ``splits`` (default: all three) must be there (FileNotFoundError naming the
     missing file, before anything is written). ``relabel`` or ``corpus`` map the labels as
     :func:`convert_ner` does. ``exclude_test``: CoNLL test files; the train and devel sentences
-    sharing a 13-word span with any of them are dropped (the test split never is). Returns
+    sharing a 13-word span with any of them are dropped (the test split never is). ``limit``: the
+    first N sentences of each split only (0: all; smoke runs). Returns
     ``{split: conversion statistics}`` as :func:`convert_ner` gives them."""
     from .conll import conll_ngram_index, convert_ner
 
@@ -59,7 +61,7 @@ def convert_ner_splits(
         raise FileNotFoundError(f"{', '.join(missing)} missing; expected {', '.join(s + '.tsv' for s in sources)}")
     exclude = conll_ngram_index(exclude_test) if exclude_test else None
     return {split: convert_ner(source, output_dir / f"{split}.spacy", scheme=scheme, label=label, relabel=relabel,
-                               corpus=corpus, exclude=exclude if split != "test" else None)
+                               corpus=corpus, exclude=exclude if split != "test" else None, limit=limit)
             for split, source in sources.items()}
 
 

@@ -117,6 +117,9 @@ def test_split_file_round_trip_and_overlap_error(tmp_path):
 def test_convert_writes_docs_with_cats_sentence_spans_and_fine_classes(hoc_file, tmp_path):
     split_path = tmp_path / "split.json"
     write_split(split_path, {"train": ["1", "2"], "dev": ["3"], "test": ["4"]}, seed=0, source="x")
+    first = convert_hoc(hoc_file, split_path, tmp_path / "first", limit=1)  # a smoke run's first abstract of each split
+    assert {k: v["documents"] for k, v in first.items()} == {"train": 1, "dev": 1, "test": 1}
+    assert [doc.user_data["hoc_pmid"] for doc in DocBin().from_disk(tmp_path / "first" / "train.spacy").get_docs(Vocab())] == ["1"]
     report = convert_hoc(hoc_file, split_path, tmp_path / "out")
     assert {k: v["documents"] for k, v in report.items()} == {"train": 2, "dev": 1, "test": 1}
     assert report["train"]["without_hallmark"] == 1

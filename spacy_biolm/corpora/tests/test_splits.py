@@ -62,6 +62,9 @@ def test_ner_splits_are_all_converted_or_none(tmp_path):
     report = convert_ner_splits(splits, tmp_path / "out", relabel={"Gene": "GENE"})
     assert list(report) == ["train", "devel", "test"]
     assert report["test"]["labels"] == {"GENE": 1} and report["test"]["docs"] == 2
+    first = convert_ner_splits(splits, tmp_path / "first", relabel={"Gene": "GENE"}, limit=1)
+    assert {split: stats["docs"] for split, stats in first.items()} == {"train": 1, "devel": 1, "test": 1}
+    assert len(DocBin().from_disk(tmp_path / "first" / "test.spacy")) == 1
 
 
 def test_label_map_parses_old_new_and_names_a_bad_item():
