@@ -23,6 +23,13 @@ from spacy_biolm.testing import (  # noqa: E402
 )
 
 
+def pytest_collection_modifyitems(config, items):
+    """Run the tests marked ``slow`` first. Under ``pytest -n 2`` xdist deals the first tests out
+    to the workers in turn, so each slow test starts at once on its own worker and the quick ones
+    fill in around it; collected last, the end-to-end run started after them and ran alone."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(scope="session")
 def tiny_qa_encoder(tmp_path_factory) -> Path:
     """A tiny random ELECTRA with a fixed small cased WordPiece vocabulary (the QA and encoder tests)."""

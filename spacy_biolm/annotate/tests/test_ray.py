@@ -31,6 +31,7 @@ def _outputs(folder):
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
+@pytest.mark.slow  # a Ray cluster and a retried worker: minutes on 2 cores
 def test_ray_output_equals_single_process_and_a_dead_worker_is_retried(tmp_path, ner_pipeline_dir):
     inputs = write_inputs(tmp_path / "in", n_shards=6, docs_per_shard=10)
     single = annotate([inputs], tmp_path / "single", ner_pipeline_dir, batch_size=4, show_progress=False)

@@ -68,4 +68,4 @@ def test_replace_sentencizer_command_updates_a_saved_pipeline(tmp_path):
     assert again.exit_code == 0 and "unchanged" in again.output
     spacy.blank("en").to_disk(tmp_path / "none")
     none = CliRunner().invoke(app, ["release", "replace-sentencizer", str(tmp_path / "none")])
-    assert none.exit_code == 1 and "has no sentencizer to replace" in none.output
+    assert none.exit_code == 1 and "has no sentencizer to replace" in " ".join(none.output.split())  # wasabi wraps
