@@ -107,7 +107,6 @@ def tune_thresholds_cli(
         output.write_text(json.dumps(result, indent=2), encoding="utf8")
 
 
-
 @app.command("replace-sentencizer")
 def replace_sentencizer_cli(
     model_dir: Path = typer.Argument(..., help="A saved pipeline with spaCy's sentencizer (trained before biomedical_sentencizer); updated in place", exists=True, file_okay=False),
