@@ -54,6 +54,10 @@ def test_the_reader_gives_each_corpus_the_types_the_table_maps(tmp_path):
         entity_type_corpora(tmp_path, ["AnatEM"], "train")
     with pytest.raises(ValueError, match="no entity-type table for corpus 'Mine'"):
         entity_type_corpora(tmp_path, ["Mine"], "train")
+    # A leave-one-corpus-out run reads every corpus but the held-out one.
+    assert list(entity_type_corpora(tmp_path, list(CORPORA), "train", held_out="BC2GM")) == ["NCBI-disease", "BioNLP13CG"]
+    with pytest.raises(ValueError, match="held_out corpus 'CRAFT' is not among the reader's corpora"):
+        entity_type_corpora(tmp_path, list(CORPORA), "train", held_out="CRAFT")
 
 
 @pytest.fixture(scope="module")
@@ -107,3 +111,50 @@ def test_corpora_are_scored_on_their_types_and_tabulated_with_unseen_corpora_mar
     chemical = next(line for line in table.splitlines() if line.startswith("| CHEMICAL |"))
     assert chemical.endswith("| – |") and "macro (1 corpora)" not in table.split("| CHEMICAL |")[1]
     assert "**macro (2 corpora)**" in table  # GENE: both pipelines scored on BC2GM and BioNLP13CG
+
+
+def test_held_out_runs_score_each_corpus_by_a_pipeline_that_never_read_it_and_resume(trained, tmp_path, monkeypatch):
+    from spacy_biolm.evaluation.entities import entity_corpora_table
+    from spacy_biolm.experiments import held_out
+
+    directory, models = trained
+    config, overrides = CONFIGS / "ner_entity_types_cnn.cfg", _overrides(directory)
+    result = held_out.run_held_out(config, tmp_path / "runs", directory, ["BC2GM", "BioNLP13CG"], overrides)
+    assert result["trained_on"] == [] and list(result["corpora"]) == ["BC2GM", "BioNLP13CG"]
+    assert result["held_out"]["BC2GM"]["trained_on"] == ["NCBI-disease", "BioNLP13CG"]
+    assert result["held_out"]["BioNLP13CG"]["trained_on"] == ["NCBI-disease", "BC2GM"]
+    assert result["corpora"]["BioNLP13CG"]["types"] == ANNOTATES["BioNLP13CG"]
+    assert spacy.load(tmp_path / "runs" / "BC2GM" / "model-best").config["paths"]["held_out"] == "BC2GM"
+    # Scored runs are reused: nothing trains again, and the scores are the same.
+    monkeypatch.setattr("spacy.cli.train.train", lambda *a, **k: pytest.fail("a scored run was trained again"))
+    assert held_out.run_held_out(config, tmp_path / "runs", directory, ["BC2GM", "BioNLP13CG"], overrides)["corpora"] == result["corpora"]
+    with pytest.raises(ValueError, match="another recipe"):
+        held_out.run_held_out(config, tmp_path / "runs", directory, ["BC2GM"], {**overrides, "training.max_steps": 4})
+    with pytest.raises(FileNotFoundError, match="CRAFT/test.spacy missing"):
+        held_out.run_held_out(config, tmp_path / "runs", directory, ["CRAFT"], overrides)
+    # The command writes the reused runs' column; its config overrides are the runs' recipe.
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+
+    args = ["evaluate", "held-out", str(config), str(tmp_path / "runs"), str(directory), "--corpus", "BC2GM",
+            "--output", str(tmp_path / "cli.json"), *(f"--{k}={json.dumps(v)}" for k, v in overrides.items())]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    assert json.loads((tmp_path / "cli.json").read_text())["corpora"]["BC2GM"] == result["corpora"]["BC2GM"]
+    refused = CliRunner().invoke(app, args[:-len(overrides)] + ["--training.max_steps=4"])
+    assert refused.exit_code == 1 and "another recipe" in refused.output
+    # In the table the held-out column is cross-corpus everywhere, beside the in-corpus pipeline.
+    from spacy_biolm.evaluation.entities import evaluate_entity_corpora
+    from spacy_biolm.run_record import write_json
+
+    write_json(tmp_path / "held_out.json", result)
+    evaluate_entity_corpora(models["ner_entity_types_cnn"], directory, list(CORPORA), tmp_path / "all.json")
+    table = entity_corpora_table({"in corpus": tmp_path / "all.json", "held out": tmp_path / "held_out.json"})
+    bc2gm = next(line for line in table.splitlines() if line.startswith("| GENE | BC2GM |"))
+    assert bc2gm.endswith(" † |") and bc2gm.count("†") == 1
+    disease = next(line for line in table.splitlines() if line.startswith("| DISEASE | NCBI-disease |"))
+    assert disease.endswith("| – |")  # NCBI-disease was not held out
+    # GENE's cross-corpus macro: BC2GM and BioNLP13CG, which only the held-out runs never read.
+    cross = next(line for line in table.splitlines() if line.startswith("| **GENE** | **cross-corpus macro (2 corpora)**"))
+    assert [cell.strip() for cell in cross.split("|")[3:5]] == ["–", "**{:.1f}**".format(
+        50 * sum(result["corpora"][c]["ents_per_type"]["GENE"]["f"] for c in ("BC2GM", "BioNLP13CG")))]

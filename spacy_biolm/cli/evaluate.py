@@ -233,6 +233,31 @@ def entity_corpora_cli(
     msg.good(f"Wrote {output}")
 
 
+@app.command("held-out", context_settings=PASS_OVERRIDES)
+def held_out_cli(
+    ctx: typer.Context,
+    config_path: Path = typer.Argument(..., help="Multi-corpus NER config whose readers take paths.held_out (projects/entity-types/configs/ner_entity_types.cfg)"),
+    output_dir: Path = typer.Argument(..., help="One run per held-out corpus goes to OUTPUT_DIR/CORPUS/"),
+    directory: Path = typer.Argument(..., help="Folder of NER corpora converted to the release's entity types (projects/entity-types: corpus/ner)", exists=True, file_okay=False),
+    corpus: List[str] = typer.Option(..., "--corpus", help="A corpus to hold out (repeatable): one training without it, scored on its test set"),
+    output: Path = typer.Option(..., "--output", help="Scores JSON to write: each corpus scored by the run that never read it (`docs entity-corpora-table` takes it as a column)"),
+    split: str = typer.Option("test", "--split", help="Which split of each held-out corpus is scored"),
+    gpu_id: int = gpu_option(),
+):
+    """Leave-one-corpus-out: train CONFIG once without each --corpus and score that run on the
+    corpus's test set, on the types it annotates completely. Scored runs are reused, so an
+    interrupted matrix resumes. Extra ``--section.key value`` options override the config."""
+    from ..experiments.held_out import run_held_out
+    from ..run_record import write_json
+
+    with user_errors(ValueError, OSError):
+        results = run_held_out(config_path, output_dir, directory, corpus, config_overrides(ctx), split=split, use_gpu=gpu_id)
+    write_json(output, results, device="gpu" if gpu_id >= 0 else "cpu")
+    for name, scores in results["corpora"].items():
+        msg.info(f"{name} held out ({', '.join(scores['types'])}): F1 {100 * (scores['ents_f'] or 0):.1f}")
+    msg.good(f"Wrote {output}")
+
+
 @app.command("multitask")
 def multitask_cli(
     model_dir: Path = typer.Argument(..., help="The multi-task pipeline (training/multitask/model-best); its hallmarks thresholds are tuned in place"),

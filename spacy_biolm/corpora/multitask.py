@@ -227,10 +227,16 @@ def create_multitask_corpus(
     return MultiTaskCorpus(tasks, schedule=schedule, temperature=temperature, size=size)
 
 
-def entity_type_corpora(directory: Path, corpora: Sequence[str], split: str, limit: int = 0) -> Dict[str, TaskCorpus]:
+def entity_type_corpora(directory: Path, corpora: Sequence[str], split: str, limit: int = 0,
+                        held_out: str = "") -> Dict[str, TaskCorpus]:
     """``{corpus: TaskCorpus}`` of NER corpora converted to the release's entity types
     (``directory/<corpus>/<split>.spacy``, as projects/entity-types writes them), each annotating
-    the types :data:`~spacy_biolm.corpora.entity_types.ENTITY_TYPES` maps its labels to."""
+    the types :data:`~spacy_biolm.corpora.entity_types.ENTITY_TYPES` maps its labels to;
+    ``held_out`` names one of ``corpora`` to leave out (a leave-one-corpus-out run)."""
+    if held_out:
+        if held_out not in corpora:
+            raise ValueError(f"held_out corpus {held_out!r} is not among the reader's corpora {list(corpora)}")
+        corpora = [corpus for corpus in corpora if corpus != held_out]
     if not corpora:
         raise ValueError("entity_type_corpora needs at least one corpus name")
     tasks = {}
@@ -252,6 +258,7 @@ def create_entity_type_corpora(
     temperature: float = 2.0,
     size: int = 0,
     limit: int = 0,
+    held_out: str = "",
 ) -> Callable[[Language], Iterable[Example]]:
     """NER corpora of different entity types interleaved, for one ``typed_ner`` per type: a
     ``spacy-biolm.MultiTaskCorpus.v1`` of one ``spacy-biolm.TaskCorpus.v1`` per corpus, whose
@@ -265,6 +272,8 @@ def create_entity_type_corpora(
         split: ``train``, ``devel`` or ``test``.
         schedule, temperature, size: as ``spacy-biolm.MultiTaskCorpus.v1``.
         limit: read at most this many Docs of each corpus (0: all).
+        held_out: one of ``corpora`` not to read (``""``: none), for leave-one-corpus-out runs
+            (``spacy-biolm evaluate held-out`` sets it in the train and dev readers).
     """
-    tasks = entity_type_corpora(directory, corpora, split, limit=limit)
+    tasks = entity_type_corpora(directory, corpora, split, limit=limit, held_out=held_out)
     return MultiTaskCorpus(tasks, schedule=schedule, temperature=temperature, size=size)

@@ -61,16 +61,18 @@ def pipeline_entity_types(nlp) -> List[str]:
     return sorted({label for _, pipe in nlp.pipeline if isinstance(pipe, EntityRecognizer) for label in pipe.labels})
 
 
-def trained_on(nlp, corpora: Sequence[str]) -> List[str]:
-    """Which of ``corpora`` the pipeline's ``[corpora.train]`` read: a name given as a value
+def trained_on(config, corpora: Sequence[str]) -> List[str]:
+    """Which of ``corpora`` a pipeline's ``config`` (``nlp.config``) read in ``[corpora.train]``: a name given as a value
     (``spacy-biolm.EntityTypeCorpora.v1``'s list) or as a folder of a path
-    (``corpus/ner/NCBI-disease/train.spacy``)."""
-    seen = set()
+    (``corpus/ner/NCBI-disease/train.spacy``), less a reader's ``held_out`` corpus."""
+    seen, held_out = set(), set()
 
     def walk(value) -> None:
         if isinstance(value, dict):
-            for item in value.values():
-                walk(item)
+            held_out.add(value.get("held_out"))
+            for key, item in value.items():
+                if key != "held_out":
+                    walk(item)
         elif isinstance(value, (list, tuple)):
             for item in value:
                 walk(item)
@@ -78,8 +80,8 @@ def trained_on(nlp, corpora: Sequence[str]) -> List[str]:
             seen.add(value)
             seen.update(Path(value).parts)
 
-    walk(nlp.config.get("corpora", {}).get("train", {}))
-    return [corpus for corpus in corpora if corpus in seen]
+    walk(config.interpolate().get("corpora", {}).get("train", {}))  # held_out = ${paths.held_out}
+    return [corpus for corpus in corpora if corpus in seen and corpus not in held_out]
 
 
 def evaluate_entity_corpora(model_path: Path, directory: Path, corpora: Sequence[str], output: Optional[Path] = None,
@@ -97,7 +99,7 @@ def evaluate_entity_corpora(model_path: Path, directory: Path, corpora: Sequence
     nlp = load_pipeline(model_path, use_gpu)
     types = pipeline_entity_types(nlp)
     results: Dict[str, object] = {"model": str(model_path), "split": split, "types": types,
-                                  "trained_on": list(trained) if trained is not None else trained_on(nlp, corpora),
+                                  "trained_on": list(trained) if trained is not None else trained_on(nlp.config, corpora),
                                   "corpora": {}}
     for corpus in corpora:
         shared = [t for t in annotated_types(corpus) if t in types]
@@ -109,8 +111,10 @@ def evaluate_entity_corpora(model_path: Path, directory: Path, corpora: Sequence
 
 def entity_corpora_table(results: Dict[str, Path]) -> str:
     """Markdown: per entity type, each corpus's F1 of every pipeline in ``results`` (``{column:
-    evaluate_entity_corpora JSON}``), † where the pipeline never trained on that corpus, and the
-    type's macro F1 over the corpora every pipeline was scored on."""
+    evaluate_entity_corpora JSON}``), † where the pipeline never trained on that corpus, and two
+    macro F1 rows over two or more corpora: over the corpora every pipeline predicting the type was
+    scored on, and cross-corpus, over those of them that no pipeline with a † among them trained on
+    (the single-corpus release against leave-one-corpus-out runs)."""
     import json
 
     from ..corpora.entity_types import RELEASE_TYPES
@@ -123,22 +127,32 @@ def entity_corpora_table(results: Dict[str, Path]) -> str:
         score = ((result["corpora"].get(corpus) or {}).get("ents_per_type") or {}).get(entity_type)
         return None if score is None else 100 * score["f"]
 
+    def macro_row(entity_type, label, corpora, columns):
+        if len(corpora) < 2:
+            return None
+        cells = [f"**{sum(f1(r, c, entity_type) for c in corpora) / len(corpora):.1f}**" if name in columns else "–"
+                 for name, r in loaded.items()]
+        return [f"**{entity_type}**", f"**{label} ({len(corpora)} corpora)**", *cells]
+
     rows = []
     for entity_type in RELEASE_TYPES:
         corpora = [c for c in dict.fromkeys(c for r in loaded.values() for c in r["corpora"])
                    if any(entity_type in r["corpora"].get(c, {}).get("types", []) for r in loaded.values())]
         if not corpora:
             continue
-        common = [c for c in corpora if all(f1(r, c, entity_type) is not None for r in loaded.values())]
         for corpus in corpora:
             cells = []
             for result in loaded.values():
                 value = f1(result, corpus, entity_type)
                 cells.append("–" if value is None else f"{value:.1f}" + ("" if corpus in result["trained_on"] else " †"))
             rows.append([entity_type, corpus, *cells])
-        if common:
-            macro = [sum(f1(r, c, entity_type) for c in common) / len(common) for r in loaded.values()]
-            rows.append([f"**{entity_type}**", f"**macro ({len(common)} corpora)**", *(f"**{m:.1f}**" for m in macro)])
+        predicting = {n: r for n, r in loaded.items() if any(f1(r, c, entity_type) is not None for c in corpora)}
+        common = [c for c in corpora if all(f1(r, c, entity_type) is not None for r in predicting.values())]
+        crossing = {n: r for n, r in predicting.items() if any(c not in r["trained_on"] for c in common)}
+        unseen = [c for c in common if all(c not in r["trained_on"] for r in crossing.values())]
+        rows += [row for row in (macro_row(entity_type, "macro", common, predicting),
+                                 macro_row(entity_type, "cross-corpus macro", unseen, crossing)) if row]
     header = ["type", "test set", *loaded]
-    note = "\nF1 on each test set's own annotated types; † the pipeline never trained on that corpus; – it does not predict the type.\n"
+    note = ("\nF1 on each test set's own annotated types; † the pipeline never trained on that corpus; – not scored "
+            "(the pipeline does not predict the type, or was not run on that test set).\n")
     return markdown_table(header, rows) + note

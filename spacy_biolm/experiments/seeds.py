@@ -15,7 +15,7 @@ from typing import Callable, Dict, Optional, Sequence
 from ..evaluation.seed_summaries import NER_METRICS, SUMMARY_FILE, plot_seed_scores, seeds_table, summarise
 from ..evaluation.tables import paper_ner_rows
 
-__all__ = ["evaluate_seeds", "run_seeds", "recipe_fingerprint"]
+__all__ = ["evaluate_seeds", "run_seeds", "recipe_fingerprint", "scored_run"]
 
 TABLE_FILE = "seeds_table.md"
 PLOT_FILE = "seeds.png"
@@ -88,13 +88,8 @@ def run_seeds(
         scores_path = run_dir / "test_scores.json"
         run_overrides = {**(overrides or {}), "system.seed": seed}
         recipe = recipe_fingerprint(config_path, run_overrides)
-        if scores_path.is_file():
-            scores = json.loads(scores_path.read_text(encoding="utf8"))
-            # Runs scored before fingerprints were recorded carry none and are taken as they are.
-            if scores.get("recipe", recipe) != recipe:
-                raise ValueError(f"{run_dir} was trained with another recipe than {config_path} with {run_overrides} "
-                                 "(the config or an override changed): delete the run or pick another output directory")
-        else:
+        scores = scored_run(scores_path, recipe, config_path, run_overrides)
+        if scores is None:
             start = time.perf_counter()
             train(config_path, run_dir, use_gpu=use_gpu, overrides=run_overrides)
             trained = time.perf_counter()
@@ -119,6 +114,20 @@ def run_seeds(
     result = stamp_json(result)  # this run's commit and date
     (output_dir / SUMMARY_FILE).write_text(json.dumps(result, indent=2), encoding="utf8")
     return result
+
+
+def scored_run(scores_path: Path, recipe: str, config_path: Path, overrides: Dict[str, object]) -> Optional[Dict[str, object]]:
+    """The scores a finished run wrote to ``scores_path`` (None if it has not), which must carry the
+    ``recipe`` fingerprint the run would be trained with now: a run of another recipe is an error,
+    not a result to reuse."""
+    if not scores_path.is_file():
+        return None
+    scores = json.loads(scores_path.read_text(encoding="utf8"))
+    # Runs scored before fingerprints were recorded carry none and are taken as they are.
+    if scores.get("recipe", recipe) != recipe:
+        raise ValueError(f"{scores_path.parent} was trained with another recipe than {config_path} with {overrides} "
+                         "(the config or an override changed): delete the run or pick another output directory")
+    return scores
 
 
 def recipe_fingerprint(config_path: Path, overrides: Dict[str, object]) -> str:
