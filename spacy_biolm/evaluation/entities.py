@@ -62,8 +62,8 @@ def pipeline_entity_types(nlp) -> List[str]:
 
 
 def trained_on(config, corpora: Sequence[str]) -> List[str]:
-    """Which of ``corpora`` a pipeline's ``config`` (``nlp.config``) read in ``[corpora.train]``: a name given as a value
-    (``spacy-biolm.EntityTypeCorpora.v1``'s list) or as a folder of a path
+    """Which of ``corpora`` a pipeline's ``config`` (``nlp.config``) read in ``[corpora.train]``:
+    a name given as a value (``spacy-biolm.EntityTypeCorpora.v1``'s list) or as a folder of a path
     (``corpus/ner/NCBI-disease/train.spacy``), less a reader's ``held_out`` corpus."""
     seen, held_out = set(), set()
 
