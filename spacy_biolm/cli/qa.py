@@ -131,6 +131,26 @@ def seeds_table_cli(
         print(write_qa_seeds_table(output, task, named, paper))
 
 
+@app.command("answer-lengths")
+def answer_lengths_cli(
+    output: Path = typer.Argument(..., help="JSON to write"),
+    corpora: List[str] = typer.Argument(..., help="NAME=DOCBIN pairs: answer-span DocBins (from `qa convert squad`)"),
+    encoder: Path = typer.Option(..., "--encoder", help="The answer_span encoder whose wordpieces are counted (an HF directory)"),
+):
+    """Gold answer lengths of answer-span corpora, in words and wordpieces, and the share longer
+    than the longest answer `answer_span` decodes: entity answers (BioASQ) or clauses (COVID-QA)."""
+    from ..evaluation.qa import answer_lengths
+    from ..evaluation.tables import parse_named_paths
+    from ..run_record import write_json
+
+    with user_errors(ValueError, OSError):
+        result = answer_lengths(parse_named_paths(corpora), encoder)
+    write_json(output, {"encoder": str(encoder), "sets": result})
+    for name, stats in result.items():
+        msg.info(f"{name}: {stats}")
+    msg.good(f"Wrote {output}")
+
+
 @app.command("tune-lexical-weight")
 def tune_lexical_weight_cli(
     model_dir: Path = typer.Argument(..., help="Trained pipeline with an answer_reranker (e.g. training/answer_reranker/model-best); updated in place"),

@@ -12,7 +12,7 @@ from .baselines import bm25_reranking, frequent_word_answers, majority_yes_no, q
 from .seed_summaries import format_mean_std, summarise_score_files
 from .tables import markdown_table
 
-__all__ = ["evaluate_qa", "evaluate_qa_files", "evaluate_qa_project", "qa_results_table",
+__all__ = ["answer_lengths", "evaluate_qa", "evaluate_qa_files", "evaluate_qa_project", "qa_results_table",
            "write_qa_seeds_table", "PROJECT_TEST_SETS"]
 
 
@@ -123,6 +123,38 @@ def tune_lexical_weight(
     config.to_disk(model_dir / "config.cfg")
     return {"component": name, "dev": str(dev_path), "questions": len(examples), "lexical_weight": best,
             "dev_mrr": {str(w): v for w, v in dev_mrr.items()}}
+
+
+def answer_lengths(corpora: Dict[str, Union[str, Path]], encoder: Union[str, Path]) -> Dict[str, dict]:
+    """Per answer-span DocBin (``{name: path}``), the lengths of each question's first gold answer
+    in words and in ``encoder``'s wordpieces: median, mean and the share longer than
+    ``answer_span``'s default ``max_answer_length`` (no span longer is ever decoded), which tells
+    whether a set's answers are entities (BioASQ factoid) or clauses (COVID-QA)."""
+    import statistics
+
+    import spacy
+    from transformers import AutoTokenizer
+
+    from ..corpora.qa import QACorpus
+    from ..pipes.answer_span.component import DEFAULT_MAX_ANSWER_LENGTH
+
+    tokenizer = AutoTokenizer.from_pretrained(str(encoder))
+    nlp = spacy.blank("en")
+    result = {}
+    for name, path in corpora.items():
+        words, pieces = [], []
+        for eg in QACorpus(path)(nlp):
+            answers = list(eg.reference.spans.get("answers", []))
+            if answers:
+                words.append(len(answers[0].text.split()))
+                pieces.append(len(tokenizer(answers[0].text, add_special_tokens=False)["input_ids"]))
+        if not words:
+            raise ValueError(f"{path}: no question with a gold answer span")
+        result[name] = {"path": str(path), "questions": len(words), "median_words": statistics.median(words),
+                        "mean_words": round(statistics.mean(words), 2), "median_wordpieces": statistics.median(pieces),
+                        f"share_over_{DEFAULT_MAX_ANSWER_LENGTH}_wordpieces":
+                            round(sum(n > DEFAULT_MAX_ANSWER_LENGTH for n in pieces) / len(pieces), 4)}
+    return result
 
 
 def evaluate_qa_files(

@@ -94,3 +94,31 @@ def test_seeds_table_takes_the_baselines_from_whichever_seed_file_reports_them(t
         f"| fused (ours) | 0.290 ({math.sqrt(0.0002):.3f}) | 2 |",
         "| BM25 of the question's terms (baseline) | 0.258 |  |",
     ]
+
+
+def test_answer_lengths_count_words_wordpieces_and_answers_too_long_to_decode(tmp_path):
+    import spacy
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+    from spacy_biolm.corpora.qa import convert_qa
+    from spacy_biolm.testing import make_tiny_encoder
+
+    nlp = spacy.blank("en")
+    long = " ".join(["x"] * 31)  # 31 wordpieces in any vocabulary that splits on spaces
+    context = f"BRCA1 is mutated. The answer is {long} here."
+    squad = {"data": [{"title": "t", "paragraphs": [{"context": context, "qas": [
+        {"id": "1", "question": "Which gene?", "answers": [{"text": "BRCA1", "answer_start": 0}]},
+        {"id": "2", "question": "Which long answer?", "answers": [{"text": long, "answer_start": context.index(long)}]},
+        {"id": "3", "question": "Which two words?", "answers": [{"text": "is mutated", "answer_start": 6}]}]}]}]}
+    (tmp_path / "squad.json").write_text(json.dumps(squad), encoding="utf8")
+    convert_qa("squad", tmp_path / "squad.json", tmp_path / "answers.spacy", nlp)
+    encoder = make_tiny_encoder(tmp_path / "encoder", layers=1)
+    out = tmp_path / "lengths.json"
+    result = CliRunner().invoke(app, ["qa", "answer-lengths", str(out), f"toy={tmp_path / 'answers.spacy'}", "--encoder", str(encoder)])
+    assert result.exit_code == 0, result.output
+    stats = json.loads(out.read_text())["sets"]["toy"]
+    assert stats["questions"] == 3 and stats["median_words"] == 2 and stats["mean_words"] == round((1 + 31 + 2) / 3, 2)
+    assert stats["share_over_30_wordpieces"] == round(1 / 3, 4) and stats["median_wordpieces"] >= 2
+    empty = CliRunner().invoke(app, ["qa", "answer-lengths", str(out), f"none={tmp_path / 'missing.spacy'}", "--encoder", str(encoder)])
+    assert empty.exit_code == 1 and "missing.spacy" in empty.output

@@ -22,7 +22,10 @@ from ..qa_pipe import passage_pairs, qa_factory_config
 from .decoding import decode_windows, gold_token_positions
 from ...versions import check_built_version
 
-__all__ = ["AnswerSpanExtractor", "make_answer_span", "gold_char_spans"]
+__all__ = ["AnswerSpanExtractor", "make_answer_span", "gold_char_spans", "DEFAULT_MAX_ANSWER_LENGTH"]
+
+# The longest answer decoded, in wordpieces (BioASQ factoid answers are entities: median 3 wordpieces).
+DEFAULT_MAX_ANSWER_LENGTH = 30
 
 
 @Language.factory(
@@ -31,7 +34,7 @@ __all__ = ["AnswerSpanExtractor", "make_answer_span", "gold_char_spans"]
     requires=["doc._.question"],
     default_config=qa_factory_config(
         "spacy-biolm.AnswerSpanModel.v1", "spacy-biolm.answer_span_scorer.v1", window=256, stride=64,
-        spans_key="answers", n_best=20, max_answer_length=30, whole_words=True,
+        spans_key="answers", n_best=20, max_answer_length=DEFAULT_MAX_ANSWER_LENGTH, whole_words=True,
     ),
     default_score_weights={
         "answer_em": 0.0,
