@@ -59,10 +59,12 @@ def run_held_out(
             start = time.perf_counter()
             train(config_path, run_dir, use_gpu=use_gpu, overrides=run_overrides)
             trained = time.perf_counter()
-            result = evaluate_entity_corpora(run_dir / "model-best", directory, [corpus], split=split, use_gpu=use_gpu)
-            result["trained_on"] = trained_on(load_config(run_dir / "model-best" / "config.cfg"), list(ENTITY_TYPES))
-            if corpus in result["trained_on"]:
+            # Every corpus of the table the run read, not only the one scored: the column's record of each run.
+            read = trained_on(load_config(run_dir / "model-best" / "config.cfg"), list(ENTITY_TYPES))
+            if corpus in read:
                 raise RuntimeError(f"{run_dir}/model-best trained on {corpus}, the corpus it was to leave out")
+            result = evaluate_entity_corpora(run_dir / "model-best", directory, [corpus], split=split, use_gpu=use_gpu,
+                                             trained=read)
             if corpus not in result["corpora"]:
                 raise ValueError(f"{corpus} annotates none of the entity types {result['types']} the pipeline predicts")
             result.update(train_seconds=round(trained - start, 1), test_seconds=round(time.perf_counter() - trained, 1),
