@@ -72,21 +72,21 @@ def evaluate_cli(
     batch_size: int = typer.Option(16, "--batch-size", "-b"),
     threads: int = typer.Option(0, "--threads", help="torch CPU threads (0: torch's default)"),
     limit: int = typer.Option(0, "--limit", help="Score only the first N Docs (0: all)"),
-    reranking_baselines: Optional[Path] = typer.Option(None, "--reranking-baselines", help="Reranking DocBins: also score BM25 and the zero-shot cosine of this encoder on the same Docs"),
+    reranking_baselines: Optional[Path] = typer.Option(None, "--reranking-baselines", help="Reranking DocBins: also score BM25, the zero-shot cosine of this encoder and the two fused at the pipeline's lexical_weight on the same Docs"),
     answer_span_baselines: bool = typer.Option(False, "--answer-span-baselines", help="Answer-span DocBins: also score the most frequent snippet word and the sentence sharing most words with the question"),
     yes_no_majority: Optional[Path] = typer.Option(None, "--yes-no-majority", help="Yes/no DocBins: also score the more frequent answer of this training DocBin"),
     gpu_id: int = gpu_option(),
 ):
     """Score a QA pipeline (`spacy evaluate` would drop the questions) and time it: questions/s."""
-    from ..evaluation.qa import ANSWER_SPAN_BASELINES, evaluate_qa_files, majority_baseline, reranking_baselines as baselines_of
+    from ..evaluation.qa import ANSWER_SPAN_BASELINES, evaluate_qa_files, majority_baseline
 
     if outputs and len(outputs) != len(data_paths):
         raise typer.BadParameter(f"give one --output per DocBin ({len(data_paths)}), got {len(outputs)}")
-    baselines = (baselines_of(reranking_baselines) if reranking_baselines else []) + (list(ANSWER_SPAN_BASELINES) if answer_span_baselines else [])
+    baselines = list(ANSWER_SPAN_BASELINES) if answer_span_baselines else []
     if yes_no_majority:
         baselines.append(majority_baseline(yes_no_majority))
     results = evaluate_qa_files(model, data_paths, outputs, gpu_id=gpu_id, threads=threads, batch_size=batch_size,
-                                limit=limit, baselines=baselines)
+                                limit=limit, baselines=baselines, reranking_encoder=reranking_baselines)
     for data_path, scores in results.items():
         msg.divider(data_path)
         msg.table([(k, f"{v:.4f}" if isinstance(v, float) else v) for k, v in scores.items() if k != "baselines"], divider=True)

@@ -14,7 +14,9 @@ run (a score means nothing alone):
   mean-pooled encoder embedding with the question's, with the encoder before any fine-tuning
   (the random-order expectation comes with the reranker's scorer itself); and **BM25**, the
   candidates ranked by Okapi BM25 of the question's terms, document frequencies over each
-  question's own candidates (the lexical half of the reranker's ``lexical_weight``).
+  question's own candidates (the lexical half of the reranker's ``lexical_weight``); and the two
+  fused at the reranker's ``lexical_weight``, **zero-shot cosine + BM25**: the reranker before its
+  training (its margins are a linear function of the same cosine), so training must beat it.
 
 NER's baseline is a trained model (spaCy's CNN, the ``train-ner-cnn`` step), not computed here.
 Each function returns ``(name, scores)``: a row title for the tables and the scorer's keys.
@@ -194,17 +196,27 @@ def bm25_reranking(examples: Sequence[Example], spans_key: str = "ranked_sents")
 
 
 def zero_shot_cosine_reranking(
-    examples: Sequence[Example], encoder: Union[str, Path], spans_key: str = "ranked_sents", batch_size: int = 32
+    examples: Sequence[Example], encoder: Union[str, Path], spans_key: str = "ranked_sents", batch_size: int = 32,
+    lexical_weight: float = 0.0,
 ) -> Baseline:
-    """Candidates ranked by cosine(question, sentence) of ``encoder``'s mean-pooled embeddings."""
+    """Candidates ranked by cosine(question, sentence) of ``encoder``'s mean-pooled embeddings;
+    with ``lexical_weight`` > 0, by ``z(cosine) + lexical_weight * z(BM25)`` as ``answer_reranker``
+    fuses its margins (``fuse_scores``)."""
     from ..pipes.answer_reranker.component import candidate_sentences
+    from ..pipes.answer_reranker.lexical import bm25_scores, fuse_scores
 
     questions = sorted({get_question(eg.predicted, "zero-shot baseline") for eg in examples})
     sentences = sorted({s.text for eg in examples for s in candidate_sentences(eg.predicted, "zero-shot baseline")})
     vectors = mean_pooled_embeddings(encoder, questions + sentences, batch_size=batch_size)
     row = {text: i for i, text in enumerate(questions + sentences)}
 
-    def cosines(question: str, candidates: List[Span]) -> List[float]:
-        return [float(vectors[row[s.text]] @ vectors[row[question]]) for s in candidates]
+    def scores(question: str, candidates: List[Span]) -> Sequence[float]:
+        cosines = [float(vectors[row[s.text]] @ vectors[row[question]]) for s in candidates]
+        if lexical_weight > 0:
+            return fuse_scores(cosines, bm25_scores(question, [s.text for s in candidates]), lexical_weight)
+        return cosines
 
-    return f"zero-shot cosine ({Path(str(encoder)).name})", _ranked_by(examples, cosines, spans_key)
+    name = f"zero-shot cosine ({Path(str(encoder)).name})"
+    if lexical_weight > 0:
+        name += f" + BM25 (lexical_weight {lexical_weight:g})"
+    return name, _ranked_by(examples, scores, spans_key)

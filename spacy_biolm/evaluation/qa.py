@@ -5,6 +5,7 @@ import time
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
+from spacy.language import Language
 from spacy.training import Example
 
 from ..loading import load_pipeline
@@ -62,10 +63,28 @@ def evaluate_qa(
     return scores
 
 
-def reranking_baselines(encoder: Optional[Union[str, Path]] = None) -> List[Callable[[List[Example]], Tuple[str, dict]]]:
+def reranking_baselines(
+    encoder: Optional[Union[str, Path]] = None, lexical_weight: float = 0.0
+) -> List[Callable[[List[Example]], Tuple[str, dict]]]:
     """The rankings a reranker must beat on the same Docs: BM25 of the question's terms and, with
-    ``encoder``, the zero-shot cosine of its mean-pooled embeddings."""
-    return [bm25_reranking] + ([lambda egs: zero_shot_cosine_reranking(egs, encoder)] if encoder else [])
+    ``encoder``, the zero-shot cosine of its mean-pooled embeddings, and with ``lexical_weight``
+    > 0 (the reranker's own) the two fused: the reranker untrained."""
+    if not encoder:
+        return [bm25_reranking]
+    baselines = [bm25_reranking, lambda egs: zero_shot_cosine_reranking(egs, encoder)]
+    if lexical_weight > 0:
+        baselines.append(lambda egs: zero_shot_cosine_reranking(egs, encoder, lexical_weight=lexical_weight))
+    return baselines
+
+
+def _answer_rerankers(nlp: Language) -> List[str]:
+    return [name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory == "answer_reranker"]
+
+
+def reranker_lexical_weight(nlp: Language) -> float:
+    """The ``lexical_weight`` of ``nlp``'s answer_reranker (0.0 without one)."""
+    names = _answer_rerankers(nlp)
+    return float(nlp.get_pipe(names[0]).cfg.get("lexical_weight", 0.0)) if names else 0.0
 
 
 def majority_baseline(train_path: Union[str, Path]) -> Callable[[List[Example]], Tuple[str, dict]]:
@@ -100,7 +119,7 @@ def tune_lexical_weight(
 
     model_dir = Path(model_dir)
     nlp = load_pipeline(model_dir, gpu_id=gpu_id)
-    names = [name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory == "answer_reranker"]
+    names = _answer_rerankers(nlp)
     if not names:
         raise ValueError(f"{model_dir}: the pipeline has no answer_reranker component")
     name, reranker = names[0], nlp.get_pipe(names[0])
@@ -166,13 +185,17 @@ def evaluate_qa_files(
     batch_size: int = 16,
     limit: int = 0,
     baselines: Sequence[Callable[[List[Example]], Tuple[str, dict]]] = (),
+    reranking_encoder: Optional[Union[str, Path]] = None,
 ) -> Dict[str, Dict[str, float]]:
     """Load ``model`` once and :func:`evaluate_qa` it on each QA DocBin of ``data_paths`` (beside
-    ``baselines``); with ``outputs`` (one per DocBin), write each one's scores there as JSON.
-    Returns ``{data path: scores}``."""
+    ``baselines``, and with ``reranking_encoder`` the :func:`reranking_baselines` of that encoder
+    at the pipeline's lexical_weight); with ``outputs`` (one per DocBin), write each one's scores
+    there as JSON. Returns ``{data path: scores}``."""
     if outputs and len(outputs) != len(data_paths):
         raise ValueError(f"give one output per DocBin ({len(data_paths)}), got {len(outputs)}")
     nlp = load_pipeline(model, gpu_id=gpu_id, threads=threads)
+    if reranking_encoder:
+        baselines = [*baselines, *reranking_baselines(reranking_encoder, reranker_lexical_weight(nlp))]
     results = {}
     for i, data_path in enumerate(data_paths):
         results[str(data_path)] = scores = evaluate_qa(nlp, data_path, batch_size=batch_size, limit=limit, baselines=baselines)
@@ -361,7 +384,7 @@ def evaluate_qa_project(
         elif task == "answer_span":
             baselines = [frequent_word_answers]
         else:
-            baselines = reranking_baselines(encoder)
+            baselines = reranking_baselines(encoder, reranker_lexical_weight(nlp))
         scores = evaluate_qa(nlp, Path(corpus_dir) / data, batch_size=batch_size, baselines=baselines)
         written[metric_name] = metrics_dir / f"{metric_name}_test.json"
         scores = write_json(written[metric_name], scores, device=scores.get("device"))  # this run's commit and date

@@ -9,6 +9,7 @@ from spacy.training import Example
 
 from spacy_biolm.doc_data import Relation, make_question_doc, register_extensions, set_relations
 from spacy_biolm.evaluation.baselines import (
+    bm25_reranking,
     all_positive_relations,
     frequent_word_answers,
     majority_yes_no,
@@ -115,3 +116,18 @@ def test_zero_shot_cosine_ranks_the_question_itself_first(nlp, tiny_qa_encoder):
     assert name.startswith("zero-shot cosine")
     assert scores["rerank_mrr"] == pytest.approx(1.0)
     assert scores["rerank_mrr_random"] == pytest.approx((1 + 1 / 2 + 1 / 3) / 3)
+
+
+def test_zero_shot_cosine_with_bm25_ranks_as_the_lexical_weight_says(nlp, tiny_qa_encoder):
+    question = "which gene causes fibrosis"
+    sentences = ["the cell grows fast", "a protein binds the receptor", "cftr gene mutations cause cystic fibrosis"]
+    doc = make_question_doc(nlp, question, sentences, question_id="q1")
+    reference = doc.copy()
+    relevant = [s for s in reference.sents if s.text.startswith("cftr")]
+    reference.spans["relevant_sents"] = SpanGroup(reference, name="relevant_sents", spans=relevant)
+    examples = [Example(doc, reference)]
+    name, scores = zero_shot_cosine_reranking(examples, tiny_qa_encoder, lexical_weight=100.0)
+    assert name.endswith("+ BM25 (lexical_weight 100)")
+    # The only candidate sharing the question's terms is first once BM25 outweighs the cosine.
+    assert scores["rerank_mrr"] == pytest.approx(1.0) == bm25_reranking(examples)[1]["rerank_mrr"]
+    assert "ranked_sents" not in doc.spans

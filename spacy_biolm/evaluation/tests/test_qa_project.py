@@ -96,6 +96,27 @@ def test_tune_lexical_weight_stores_the_dev_best_weight_in_the_pipeline(qa_proje
         tune_lexical_weight(qa_project / "training" / "yes_no" / "model-best", tmp_path / "dev.spacy")
 
 
+def test_the_fused_baseline_is_the_reranker_before_training(tiny_qa_encoder, tmp_path):
+    from spacy_biolm.evaluation.qa import evaluate_qa_files
+
+    nlp = make_qa_nlp(tiny_qa_encoder, "answer_reranker", architecture="spacy-biolm.AnswerRerankerCosine.v1",
+                      lexical_weight=0.5)
+    rows = []
+    for drug, disease in [("tamoxifen", "breast cancer"), ("imatinib", "leukaemia"), ("metformin", "diabetes")]:
+        question = f"Which drug treats {disease}?"
+        rows += [f"0\t{question}\tThe cell divides quickly .", f"0\t{question}\t{disease} is common in older people .",
+                 f"1\t{question}\t{drug} treats {disease} .", f"0\t{question}\tA protein binds the receptor ."]
+    test = tmp_path / "test.spacy"
+    convert_qa("reranking", _tsv(tmp_path / "test.tsv", "label\tquestion\tanswer_candidate", rows), test, nlp)
+    nlp.initialize(lambda: list(QACorpus(test)(nlp)))
+    nlp.to_disk(tmp_path / "untrained")
+    scores = evaluate_qa_files(tmp_path / "untrained", [test], reranking_encoder=tiny_qa_encoder)[str(test)]
+    fused = f"zero-shot cosine ({tiny_qa_encoder.name}) + BM25 (lexical_weight 0.5)"
+    assert set(scores["baselines"]) == {"BM25 of the question's terms", f"zero-shot cosine ({tiny_qa_encoder.name})", fused}
+    # Untrained, the reranker's margins are a linear function of the zero-shot cosine: it ranks as the baseline.
+    assert scores["rerank_mrr"] == pytest.approx(scores["baselines"][fused]["rerank_mrr"])
+
+
 def test_bm25_baseline_sits_beside_the_reranker(qa_project):
     evaluate_qa_project(qa_project / "training", qa_project / "corpus", qa_project / "metrics")
     scores = json.loads((qa_project / "metrics" / "answer_reranker_test.json").read_text())
