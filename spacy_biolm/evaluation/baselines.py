@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from spacy.tokens import Doc, Span, SpanGroup
 from spacy.training import Example
@@ -42,6 +42,7 @@ __all__ = [
     "zero_shot_cosine_reranking",
     "bm25_reranking",
     "mean_pooled_embeddings",
+    "embeddings_once",
 ]
 
 Baseline = Tuple[str, Dict[str, object]]
@@ -195,19 +196,37 @@ def bm25_reranking(examples: Sequence[Example], spans_key: str = "ranked_sents")
     )
 
 
+def embeddings_once(encoder: Union[str, Path], batch_size: int = 32) -> Callable[[Sequence[str]], Any]:
+    """``mean_pooled_embeddings`` of ``encoder`` that embeds a list of texts once and returns the
+    same rows when asked again for the same list (the last list only, so memory stays one set's):
+    the plain and the fused zero-shot baselines rank the same Docs' candidates."""
+    last: Dict[Tuple[str, ...], Any] = {}
+
+    def embed(texts: Sequence[str]):
+        key = tuple(texts)
+        if key not in last:
+            last.clear()
+            last[key] = mean_pooled_embeddings(encoder, texts, batch_size=batch_size)
+        return last[key]
+
+    return embed
+
+
 def zero_shot_cosine_reranking(
     examples: Sequence[Example], encoder: Union[str, Path], spans_key: str = "ranked_sents", batch_size: int = 32,
-    lexical_weight: float = 0.0,
+    lexical_weight: float = 0.0, embed: Optional[Callable[[Sequence[str]], Any]] = None,
 ) -> Baseline:
     """Candidates ranked by cosine(question, sentence) of ``encoder``'s mean-pooled embeddings;
     with ``lexical_weight`` > 0, by ``z(cosine) + lexical_weight * z(BM25)`` as ``answer_reranker``
-    fuses its margins (``fuse_scores``)."""
+    fuses its margins (``fuse_scores``). ``embed`` (default: ``mean_pooled_embeddings`` of
+    ``encoder``) maps texts to rows; ``embeddings_once`` lets several baselines share one pass."""
     from ..pipes.answer_reranker.component import candidate_sentences
     from ..pipes.answer_reranker.lexical import bm25_scores, fuse_scores
 
     questions = sorted({get_question(eg.predicted, "zero-shot baseline") for eg in examples})
     sentences = sorted({s.text for eg in examples for s in candidate_sentences(eg.predicted, "zero-shot baseline")})
-    vectors = mean_pooled_embeddings(encoder, questions + sentences, batch_size=batch_size)
+    embed = embed or embeddings_once(encoder, batch_size)
+    vectors = embed(questions + sentences)
     row = {text: i for i, text in enumerate(questions + sentences)}
 
     def scores(question: str, candidates: List[Span]) -> Sequence[float]:

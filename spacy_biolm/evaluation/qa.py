@@ -9,7 +9,9 @@ from spacy.language import Language
 from spacy.training import Example
 
 from ..loading import load_pipeline
-from .baselines import bm25_reranking, frequent_word_answers, majority_yes_no, question_sentence_answers, zero_shot_cosine_reranking
+from .baselines import (
+    bm25_reranking, embeddings_once, frequent_word_answers, majority_yes_no, question_sentence_answers, zero_shot_cosine_reranking,
+)
 from .seed_summaries import format_mean_std, summarise_score_files
 from .tables import markdown_table
 
@@ -71,9 +73,10 @@ def reranking_baselines(
     > 0 (the reranker's own) the two fused: the reranker untrained."""
     if not encoder:
         return [bm25_reranking]
-    baselines = [bm25_reranking, lambda egs: zero_shot_cosine_reranking(egs, encoder)]
+    embed = embeddings_once(encoder)  # the fused baseline ranks with the plain one's embeddings
+    baselines = [bm25_reranking, lambda egs: zero_shot_cosine_reranking(egs, encoder, embed=embed)]
     if lexical_weight > 0:
-        baselines.append(lambda egs: zero_shot_cosine_reranking(egs, encoder, lexical_weight=lexical_weight))
+        baselines.append(lambda egs: zero_shot_cosine_reranking(egs, encoder, lexical_weight=lexical_weight, embed=embed))
     return baselines
 
 

@@ -131,3 +131,24 @@ def test_zero_shot_cosine_with_bm25_ranks_as_the_lexical_weight_says(nlp, tiny_q
     # The only candidate sharing the question's terms is first once BM25 outweighs the cosine.
     assert scores["rerank_mrr"] == pytest.approx(1.0) == bm25_reranking(examples)[1]["rerank_mrr"]
     assert "ranked_sents" not in doc.spans
+
+
+def test_reranking_baselines_embed_the_candidates_once(nlp, tiny_qa_encoder, monkeypatch):
+    from spacy_biolm.evaluation import baselines
+    from spacy_biolm.evaluation.qa import reranking_baselines
+
+    question = "which gene causes fibrosis"
+    sentences = ["the cell grows fast", "a protein binds the receptor", "cftr gene mutations cause cystic fibrosis"]
+    doc = make_question_doc(nlp, question, sentences, question_id="q1")
+    reference = doc.copy()
+    reference.spans["relevant_sents"] = SpanGroup(reference, name="relevant_sents", spans=list(reference.sents)[2:])
+    examples = [Example(doc, reference)]
+    alone = {name: scores for name, scores in (
+        zero_shot_cosine_reranking(examples, tiny_qa_encoder), zero_shot_cosine_reranking(examples, tiny_qa_encoder, lexical_weight=2.0)
+    )}
+    calls = []
+    embed = baselines.mean_pooled_embeddings
+    monkeypatch.setattr(baselines, "mean_pooled_embeddings", lambda *args, **kwargs: calls.append(args) or embed(*args, **kwargs))
+    shared = dict(baseline(examples) for baseline in reranking_baselines(tiny_qa_encoder, lexical_weight=2.0))
+    assert len(calls) == 1  # the plain and the fused cosine share one pass over the candidates
+    assert {name: shared[name] for name in alone} == alone
