@@ -477,6 +477,9 @@ def convert_qa_corpora(assets: Union[str, Path], output_dir: Union[str, Path], n
       ``reranking/dev.spacy``: Bio-AnswerFinder's dev.tsv without the 21 questions it shares with
       the test set, one Doc per question (all 79: a dev set of 8, as a tenth gave, chose the
       checkpoint on noise and shipped a reranker below its untrained start);
+      ``reranking/answerfinder_{train,dev}.spacy``: the same 79 questions, two thirds to train on
+      and a third to choose on (the root's reranker: the snippets teach which question a text is
+      about, which the candidates of one question share, and training on them lowered dev MRR);
       ``reranking/test.spacy``: Bio-ELECTRA's reranking test set, one Doc per question.
 
     ``limit`` keeps the first questions of each file only (quick runs). Returns the counts.
@@ -496,6 +499,9 @@ def convert_qa_corpora(assets: Union[str, Path], output_dir: Union[str, Path], n
         "reranking/train": ("snippets", factoid / "biobert" / "BioASQ-train-factoid-7b.json",
                             {"exclude": [factoid / "bio_electra" / "dev.json", rerank / "bio_electra" / "test.tsv"]}),
         "reranking/dev": ("reranking", rerank / "bio_answerfinder" / "dev.tsv", {"exclude": [rerank / "bio_electra" / "test.tsv"]}),
+        "reranking/answerfinder_train": ("reranking", rerank / "bio_answerfinder" / "dev.tsv",
+                                         {"exclude": [rerank / "bio_electra" / "test.tsv"], "dev_fraction": 1 / 3,
+                                          "dev_output": out / "reranking" / "answerfinder_dev.spacy"}),
         "reranking/test": ("reranking", rerank / "bio_electra" / "test.tsv", {}),
     }
     return {

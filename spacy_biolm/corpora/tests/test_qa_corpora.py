@@ -192,3 +192,8 @@ def test_project_reranking_corpora_keep_test_questions_out_and_dev_whole(tmp_pat
     assert len(train) == report["reranking/train"]["questions"] > 400
     assert not keys(train) & (keys(test) | factoid_test) and not keys(dev) & keys(test)
     assert all(len(d.spans["relevant_sents"]) >= 1 for d in train + dev)
+    # The root's reranker: the same 79 questions, split by question into two thirds and a third.
+    answerfinder_train, answerfinder_dev = read("answerfinder_train"), read("answerfinder_dev")
+    assert (len(answerfinder_train), len(answerfinder_dev)) == (53, 26)
+    assert keys(answerfinder_train) | keys(answerfinder_dev) == keys(dev)
+    assert not keys(answerfinder_train) & keys(answerfinder_dev)
