@@ -132,12 +132,16 @@ def _span_forward(model: Model, pairs: List[EncoderInput], is_train: bool) -> Tu
     return output, backprop
 
 
-def CosineRanker(encoder: Model, scale: float, centre: float) -> Model[List[Tuple[str, str]], Floats2d]:
+def CosineRanker(
+    encoder: Model, scale: float, centre: float, pool_special_tokens: bool = False
+) -> Model[List[Tuple[str, str]], Floats2d]:
     """(question, sentence) pairs -> (n_pairs, 2) logits ("irrelevant", "relevant") whose margin
     is ``scale * (cosine - centre)``.
 
     Every distinct text of the batch is encoded once, alone (``[CLS] text [SEP]``, windowed when
-    long), and mean-pooled over its own wordpieces (all windows together); the cosine of the
+    long), and mean-pooled over its own wordpieces (all windows together), with each window's
+    ``[CLS]`` and ``[SEP]`` when ``pool_special_tokens`` (sentence-transformers' mean pooling, which
+    all-MiniLM-L6-v2 was trained with); the cosine of the
     question's and the sentence's pooled vectors, shifted by ``centre`` and sharpened by ``scale``,
     is the log-odds of "relevant" (the logits are -margin/2 and +margin/2, so a softmax over them
     is the logistic of the margin). ``scale`` and ``centre`` are fixed: they set the loss's
@@ -150,7 +154,7 @@ def CosineRanker(encoder: Model, scale: float, centre: float) -> Model[List[Tupl
         _cosine_forward,
         init=_init_cosine,
         layers=[encoder],
-        attrs={"scale": float(scale), "centre": float(centre)},
+        attrs={"scale": float(scale), "centre": float(centre), "pool_special_tokens": bool(pool_special_tokens)},
         dims={"nO": 2},
     )
 
@@ -175,7 +179,12 @@ def _cosine_forward(model: Model, pairs: List[Tuple[str, str]], is_train: bool) 
     texts = list(dict.fromkeys(text for pair in pairs for text in pair))
     row = {text: i for i, text in enumerate(texts)}
     windows, backprop_encoder = model.layers[0](texts, is_train)
-    mask = ops.asarray(windows.passage_mask.astype("float32"))
+    pooled_positions = windows.passage_mask
+    if model.attrs.get("pool_special_tokens", False):
+        # A single text's window is [CLS] wordpieces [SEP] padding: the text's n pieces sit at 1..n.
+        length = pooled_positions.shape[1]
+        pooled_positions = numpy.arange(length)[None, :] < (pooled_positions.sum(axis=1) + 2)[:, None]
+    mask = ops.asarray(pooled_positions.astype("float32"))
     sums = (windows.hidden * mask[:, :, None]).sum(axis=1)
     to_text = ops.asarray(_one_hot(windows.pair_index, len(texts)).T)  # (n_texts, n_windows)
     counts = ops.xp.maximum(to_text @ mask.sum(axis=1), 1.0)  # an empty text pools to zeros

@@ -21,7 +21,9 @@ def build_answer_reranker_model(encoder: Model, dropout: float = 0.1) -> Model:
 
 
 @registry.architectures("spacy-biolm.AnswerRerankerCosine.v1")
-def build_answer_reranker_cosine(encoder: Model, scale: float = 20.0, centre: float = 0.6) -> Model:
+def build_answer_reranker_cosine(
+    encoder: Model, scale: float = 20.0, centre: float = 0.6, pool_special_tokens: bool = False
+) -> Model:
     """(question, candidate sentence) pairs -> logits for ("irrelevant", "relevant") from the
     cosine of the question's and the sentence's mean-pooled embeddings (each text encoded alone).
 
@@ -33,7 +35,10 @@ def build_answer_reranker_cosine(encoder: Model, scale: float = 20.0, centre: fl
     scale (float): the margin's sharpness, ``scale * (cosine - centre)`` (a softmax temperature of
         1/scale); it sets how hard the loss pushes, not the ranking.
     centre (float): the cosine at which "relevant" has probability 0.5 under the loss.
+    pool_special_tokens (bool): pool each window's ``[CLS]`` and ``[SEP]`` with the text's
+        wordpieces, as sentence-transformers does (the pooling all-MiniLM-L6-v2 was trained with, and
+        the zero-shot baseline's); False pools the text's wordpieces only.
     """
     from ...encoders.heads import CosineRanker
 
-    return CosineRanker(encoder, scale=scale, centre=centre)
+    return CosineRanker(encoder, scale=scale, centre=centre, pool_special_tokens=pool_special_tokens)

@@ -189,9 +189,9 @@ def test_bad_input(tiny_qa_encoder):
     assert len(doc.spans["ranked_sents"]) == 2
 
 
-def _mean_pooled_cosine(encoder_dir, question, sentence):
+def _mean_pooled_cosine(encoder_dir, question, sentence, special_tokens=False):
     """The cosine of two texts' embeddings straight from HF: each text alone, mean of the last
-    hidden states of its own wordpieces ([CLS]/[SEP] left out)."""
+    hidden states of its own wordpieces ([CLS]/[SEP] left out unless ``special_tokens``)."""
     import torch
     from transformers import AutoModel, AutoTokenizer
 
@@ -201,17 +201,22 @@ def _mean_pooled_cosine(encoder_dir, question, sentence):
     with torch.inference_mode():
         for text in (question, sentence):
             batch = tokenizer(text, return_tensors="pt")
-            vectors.append(model(**batch).last_hidden_state[0, 1:-1].mean(0))
+            hidden = model(**batch).last_hidden_state[0]
+            vectors.append((hidden if special_tokens else hidden[1:-1]).mean(0))
     return float(torch.nn.functional.cosine_similarity(vectors[0], vectors[1], dim=0))
 
 
-def test_untrained_cosine_reranker_ranks_by_the_zero_shot_cosine(tiny_qa_encoder):
+@pytest.mark.parametrize("pool_special_tokens", [False, True])
+def test_untrained_cosine_reranker_ranks_by_the_zero_shot_cosine(tiny_qa_encoder, pool_special_tokens):
     nlp = make_qa_nlp(tiny_qa_encoder, "answer_reranker", window=24, stride=4,
                       architecture="spacy-biolm.AnswerRerankerCosine.v1")
+    nlp.get_pipe("answer_reranker").model.attrs["pool_special_tokens"] = pool_special_tokens
     nlp.initialize(lambda: [Example(make_question_doc(nlp, QUESTION, SENTENCES, "q1"), _gold(nlp, SENTENCES, {1}))])
     doc = nlp(make_question_doc(nlp, QUESTION, SENTENCES))
     ranked = doc.spans["ranked_sents"]
-    expected = {s: 20.0 * (_mean_pooled_cosine(tiny_qa_encoder, QUESTION, s) - 0.6) for s in SENTENCES}
+    expected = {s: 20.0 * (_mean_pooled_cosine(tiny_qa_encoder, QUESTION, s, pool_special_tokens) - 0.6) for s in SENTENCES}
+    other = {s: 20.0 * (_mean_pooled_cosine(tiny_qa_encoder, QUESTION, s, not pool_special_tokens) - 0.6) for s in SENTENCES}
+    assert ranked.attrs["scores"] != pytest.approx([other[s.text] for s in ranked], abs=1e-4)
     assert [s.text for s in ranked] == sorted(SENTENCES, key=lambda s: -expected[s])
     assert ranked.attrs["scores"] == pytest.approx([expected[s.text] for s in ranked], abs=1e-4)
 
@@ -230,7 +235,8 @@ def _fixed_windows_encoder(windows):
     return Model("fixed_windows", forward, dims={"nO": windows.hidden.shape[2]}), seen
 
 
-def test_cosine_ranker_gradient_matches_finite_differences():
+@pytest.mark.parametrize("pool_special_tokens", [False, True])
+def test_cosine_ranker_gradient_matches_finite_differences(pool_special_tokens):
     from spacy_biolm.encoders.heads import CosineRanker
     from spacy_biolm.encoders.pair_encoder import EncodedWindows
 
@@ -244,14 +250,16 @@ def test_cosine_ranker_gradient_matches_finite_differences():
     def loss_and_gradient(h):
         windows = EncodedWindows(h, numpy.array([0, 1, 2, 2]), numpy.zeros((4, 5, 2), dtype="int64"), mask, 3)
         encoder, seen = _fixed_windows_encoder(windows)
-        model = CosineRanker(encoder, scale=7.0, centre=0.1)
+        model = CosineRanker(encoder, scale=7.0, centre=0.1, pool_special_tokens=pool_special_tokens)
         logits, backprop = model.begin_update(pairs)
         backprop(d_logits)
         return float((numpy.asarray(logits, dtype="float64") * d_logits).sum()), seen["d_hidden"], logits
 
     _, analytic, logits = loss_and_gradient(hidden)
     assert numpy.allclose(logits[:, 0], -logits[:, 1])
-    assert numpy.all(analytic[~mask] == 0)  # no gradient to padding or special tokens
+    # [CLS] text [SEP]: the pooled positions are the text's and, when pooled, the two around it.
+    pooled = numpy.arange(5)[None, :] < (mask.sum(axis=1) + 2)[:, None] if pool_special_tokens else mask
+    assert numpy.all(analytic[~pooled] == 0) and numpy.all(analytic[pooled] != 0)
     numeric = numpy.zeros_like(hidden, dtype="float64")
     for index in numpy.ndindex(hidden.shape):
         step = numpy.zeros_like(hidden, dtype="float64")
