@@ -56,6 +56,8 @@ class EncodedWindows:
         ``passage_mask`` is true).
     passage_mask: (n_windows, length) true for wordpieces of the windowed text.
     n_pairs: number of inputs (every input has at least one window).
+    attention_mask: (n_windows, length) true for every wordpiece of the window, special tokens
+        included, false for padding (None where the windows were not tokenised here).
     """
 
     hidden: Floats3d
@@ -63,6 +65,7 @@ class EncodedWindows:
     offsets: numpy.ndarray
     passage_mask: numpy.ndarray
     n_pairs: int
+    attention_mask: Optional[numpy.ndarray] = None
 
 
 @registry.architectures("spacy-biolm.PairEncoder.v1")
@@ -223,7 +226,7 @@ def _forward(model: Model, pairs: List[EncoderInput], is_train: bool) -> Tuple[E
         width = model.get_dim("nO")
         empty = EncodedWindows(
             model.ops.alloc3f(0, 0, width), numpy.zeros(0, dtype="int64"), numpy.zeros((0, 0, 2), dtype="int64"),
-            numpy.zeros((0, 0), dtype=bool), 0,
+            numpy.zeros((0, 0), dtype=bool), 0, numpy.zeros((0, 0), dtype=bool),
         )
         return empty, lambda d_hidden: []
     batch = tokenize_windows(get_tokenizer(model), pairs, model.attrs["window"], model.attrs["stride"])
@@ -232,7 +235,8 @@ def _forward(model: Model, pairs: List[EncoderInput], is_train: bool) -> Tuple[E
         hidden, backprop_hidden = model.layers[0](batch["inputs"], is_train)
     else:
         hidden, backprop_hidden = _predict_in_chunks(model.layers[0], batch["inputs"], budget), None
-    output = EncodedWindows(hidden, batch["pair_index"], batch["offsets"], batch["passage_mask"], len(pairs))
+    output = EncodedWindows(hidden, batch["pair_index"], batch["offsets"], batch["passage_mask"], len(pairs),
+                            batch["inputs"]["attention_mask"].astype(bool))
 
     def backprop(d_hidden: Floats3d) -> List:
         backprop_hidden(d_hidden)

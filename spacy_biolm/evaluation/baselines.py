@@ -24,6 +24,7 @@ Each function returns ``(name, scores)``: a row title for the tables and the sco
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from pathlib import Path
@@ -200,16 +201,12 @@ def embeddings_once(encoder: Union[str, Path], batch_size: int = 32) -> Callable
     """``mean_pooled_embeddings`` of ``encoder`` that embeds a list of texts once and returns the
     same rows when asked again for the same list (the last list only, so memory stays one set's):
     the plain and the fused zero-shot baselines rank the same Docs' candidates."""
-    last: Dict[Tuple[str, ...], Any] = {}
 
-    def embed(texts: Sequence[str]):
-        key = tuple(texts)
-        if key not in last:
-            last.clear()
-            last[key] = mean_pooled_embeddings(encoder, texts, batch_size=batch_size)
-        return last[key]
+    @functools.lru_cache(maxsize=1)
+    def embed_tuple(texts: Tuple[str, ...]):
+        return mean_pooled_embeddings(encoder, list(texts), batch_size=batch_size)
 
-    return embed
+    return lambda texts: embed_tuple(tuple(texts))
 
 
 def zero_shot_cosine_reranking(

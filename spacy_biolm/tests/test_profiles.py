@@ -19,9 +19,14 @@ def _project(tmp_path, profile_text=None):
     return tmp_path
 
 
-@pytest.mark.parametrize("name", ["default", *sorted(p.stem for p in (REPO / "configs" / "profiles").glob("*.yml"))])
-def test_every_profile_of_the_project_loads_and_evaluates_each_last_update(name):
-    variables = profile_vars(name, REPO)
+# The root's profiles and those of each experiment project (projects/<name>/configs/profiles/).
+PROFILES = [(REPO, "default")] + [(path.parents[2], path.stem) for path in sorted(REPO.glob("configs/profiles/*.yml"))
+                                  + sorted(REPO.glob("projects/*/configs/profiles/*.yml"))]
+
+
+@pytest.mark.parametrize("project,name", PROFILES, ids=[f"{p.relative_to(REPO)}:{n}" for p, n in PROFILES])
+def test_every_profile_of_every_project_loads_and_evaluates_each_last_update(project, name):
+    variables = profile_vars(name, project)
     assert variables["profile"] == name
 
 

@@ -244,11 +244,13 @@ def test_cosine_ranker_gradient_matches_finite_differences(pool_special_tokens):
     # Three distinct texts (question q, sentences a and b); b is read in two windows, padding masked out.
     hidden = rng.normal(size=(4, 5, 3)).astype("float32")
     mask = numpy.array([[0, 1, 1, 0, 0], [0, 1, 1, 1, 0], [0, 1, 1, 1, 1], [0, 1, 1, 0, 0]], dtype=bool)
+    # [CLS] text [SEP], then padding (a window that the text fills has no [SEP] column in this toy).
+    attention = numpy.arange(5)[None, :] < (mask.sum(axis=1) + 2)[:, None]
     pairs = [("q", "a"), ("q", "b")]
     d_logits = numpy.array([[0.3, -0.7], [-0.2, 0.5]], dtype="float32")
 
     def loss_and_gradient(h):
-        windows = EncodedWindows(h, numpy.array([0, 1, 2, 2]), numpy.zeros((4, 5, 2), dtype="int64"), mask, 3)
+        windows = EncodedWindows(h, numpy.array([0, 1, 2, 2]), numpy.zeros((4, 5, 2), dtype="int64"), mask, 3, attention)
         encoder, seen = _fixed_windows_encoder(windows)
         model = CosineRanker(encoder, scale=7.0, centre=0.1, pool_special_tokens=pool_special_tokens)
         logits, backprop = model.begin_update(pairs)
@@ -257,8 +259,8 @@ def test_cosine_ranker_gradient_matches_finite_differences(pool_special_tokens):
 
     _, analytic, logits = loss_and_gradient(hidden)
     assert numpy.allclose(logits[:, 0], -logits[:, 1])
-    # [CLS] text [SEP]: the pooled positions are the text's and, when pooled, the two around it.
-    pooled = numpy.arange(5)[None, :] < (mask.sum(axis=1) + 2)[:, None] if pool_special_tokens else mask
+    # The pooled positions are the text's and, when pooled, the special tokens around it: never padding.
+    pooled = attention if pool_special_tokens else mask
     assert numpy.all(analytic[~pooled] == 0) and numpy.all(analytic[pooled] != 0)
     numeric = numpy.zeros_like(hidden, dtype="float64")
     for index in numpy.ndindex(hidden.shape):
@@ -267,6 +269,17 @@ def test_cosine_ranker_gradient_matches_finite_differences(pool_special_tokens):
         numeric[index] = (loss_and_gradient((hidden + step).astype("float64"))[0]
                           - loss_and_gradient((hidden - step).astype("float64"))[0]) / 2e-3
     assert numpy.allclose(analytic, numeric, atol=1e-3)
+
+
+def test_pooling_special_tokens_needs_the_windows_attention_mask():
+    from spacy_biolm.encoders.heads import CosineRanker
+    from spacy_biolm.encoders.pair_encoder import EncodedWindows
+
+    mask = numpy.array([[0, 1, 0], [0, 1, 0]], dtype=bool)
+    windows = EncodedWindows(numpy.ones((2, 3, 2), dtype="float32"), numpy.array([0, 1]), numpy.zeros((2, 3, 2), dtype="int64"), mask, 2)
+    encoder, _ = _fixed_windows_encoder(windows)
+    with pytest.raises(ValueError, match="attention_mask"):
+        CosineRanker(encoder, scale=1.0, centre=0.0, pool_special_tokens=True).predict([("q", "a")])
 
 
 def test_listwise_loss_by_hand():
