@@ -6,6 +6,10 @@ defaults, e.g. ``full``: the papers' epochs. ``spacy-biolm profile run full all`
 PROFILE=full``) runs a workflow with them as ``--vars.*`` overrides, and the ``profile`` variable
 it sets is recorded in ``results/release.json`` beside the scores.
 
+A profile may start from another project's profile of the same name: ``extends: PATH`` (relative to
+the profile's file) takes that profile's values for the variables this project has too, and the
+file's own values replace them; an experiment project's ``full`` so follows the root's ``full``.
+
 A profile may only name variables project.yml has (weasel silently ignores an unknown override,
 so a typo would run the default budget), and in every profile each evaluation frequency divides its
 steps: spaCy evaluates every ``eval_frequency`` updates, and otherwise the last updates are never
@@ -51,7 +55,7 @@ def load_profile(name: str, project_dir: PathLike = ".") -> Dict[str, object]:
     """The variables profile ``name`` overrides, ``profile`` = ``name`` among them (only that for
     the default), checked against project.yml. Errors name the file: a missing profile (listing
     those there are), a file that is not a mapping, a variable project.yml lacks, a value that is
-    not a scalar, and the budgets :func:`check_budgets` refuses."""
+    not a scalar, an ``extends`` that is no profile, and the budgets :func:`check_budgets` refuses."""
     import srsly
 
     project_vars = load_project(project_dir).get("vars", {})
@@ -64,6 +68,8 @@ def load_profile(name: str, project_dir: PathLike = ".") -> Dict[str, object]:
         overrides = srsly.read_yaml(path)
         if not isinstance(overrides, dict):
             raise ValueError(f"{path}: expected a mapping of project.yml variables to values, got {type(overrides).__name__}")
+        if "extends" in overrides:
+            overrides = {**_inherited(path, str(overrides.pop("extends")), project_vars), **overrides}
         unknown = sorted(set(overrides) - set(project_vars))
         if unknown:
             raise KeyError(f"{path}: {', '.join(unknown)} not variables of project.yml (a typo would run the default budget)")
@@ -73,6 +79,18 @@ def load_profile(name: str, project_dir: PathLike = ".") -> Dict[str, object]:
     overrides = {**overrides, "profile": name}
     check_budgets({**project_vars, **overrides}, f"profile {name!r}")
     return overrides
+
+
+def _inherited(path: Path, extends: str, project_vars: Dict[str, object]) -> Dict[str, object]:
+    """The values of the profile ``extends`` names (a path relative to ``path``, a profile file of
+    another project: ``<project>/configs/profiles/<name>.yml``), checked against its own project.yml,
+    for the variables of ``project_vars``."""
+    parent = (path.parent / extends).resolve()
+    if not parent.is_file() or parent.parent != parent.parents[2] / PROFILES_DIR or parent == path.resolve():
+        raise FileNotFoundError(f"{path}: extends {extends!r}, which is no other profile file ({parent} does not "
+                                f"exist, is not in a project's {PROFILES_DIR} or is this file)")
+    values = load_profile(parent.stem, parent.parents[2])
+    return {key: value for key, value in values.items() if key in project_vars and key != "profile"}
 
 
 def profile_vars(name: str, project_dir: PathLike = ".") -> Dict[str, object]:

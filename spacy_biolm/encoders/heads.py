@@ -181,8 +181,6 @@ def _cosine_forward(model: Model, pairs: List[Tuple[str, str]], is_train: bool) 
     windows, backprop_encoder = model.layers[0](texts, is_train)
     pooled_positions = windows.passage_mask
     if model.attrs.get("pool_special_tokens", False):
-        if windows.attention_mask is None:
-            raise ValueError(f"{model.name} pools special tokens: its encoder must return each window's attention_mask")
         pooled_positions = windows.attention_mask  # a single text's window: [CLS] wordpieces [SEP], then padding
     mask = ops.asarray(pooled_positions.astype("float32"))
     sums = (windows.hidden * mask[:, :, None]).sum(axis=1)

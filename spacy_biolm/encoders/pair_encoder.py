@@ -57,7 +57,7 @@ class EncodedWindows:
     passage_mask: (n_windows, length) true for wordpieces of the windowed text.
     n_pairs: number of inputs (every input has at least one window).
     attention_mask: (n_windows, length) true for every wordpiece of the window, special tokens
-        included, false for padding (None where the windows were not tokenised here).
+        included, false for padding.
     """
 
     hidden: Floats3d
@@ -65,7 +65,7 @@ class EncodedWindows:
     offsets: numpy.ndarray
     passage_mask: numpy.ndarray
     n_pairs: int
-    attention_mask: Optional[numpy.ndarray] = None
+    attention_mask: numpy.ndarray
 
 
 @registry.architectures("spacy-biolm.PairEncoder.v1")

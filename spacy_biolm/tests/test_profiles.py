@@ -63,3 +63,21 @@ def test_a_frequency_that_leaves_the_last_update_unevaluated_is_refused(tmp_path
         profile_command("full", "all", project)
     with pytest.raises(ValueError, match="must be whole numbers"):
         check_budgets({"hoc_steps": "many", "hoc_eval_frequency": 50}, "here")
+
+
+def test_a_profile_extends_another_projects_for_the_variables_it_has(tmp_path):
+    root = _project(tmp_path, "ner_steps: 400\nner_eval_frequency: 200\nner_cnn_steps: 900\n")
+    (root / "project.yml").write_text("vars:\n  ner_steps: 200\n  ner_eval_frequency: 100\n  ner_cnn_steps: 300\n")
+    child = root / "projects" / "one"
+    (child / "configs" / "profiles").mkdir(parents=True)
+    (child / "project.yml").write_text("vars:\n  ner_steps: 200\n  ner_eval_frequency: 100\n  variant: ''\n")
+    (child / "configs" / "profiles" / "full.yml").write_text(
+        "extends: ../../../../configs/profiles/full.yml\nner_eval_frequency: 100\nvariant: full_\n")
+    # ner_cnn_steps is the root's only; the child's own ner_eval_frequency replaces the root's.
+    assert load_profile("full", child) == {"ner_steps": 400, "ner_eval_frequency": 100, "variant": "full_", "profile": "full"}
+    (child / "configs" / "profiles" / "full.yml").write_text("extends: ../../../../configs/profiles/fast.yml\n")
+    with pytest.raises(FileNotFoundError, match=r"full.yml: extends '../../../../configs/profiles/fast.yml', which is no other profile"):
+        load_profile("full", child)
+    (child / "configs" / "profiles" / "full.yml").write_text("extends: full.yml\n")
+    with pytest.raises(FileNotFoundError, match="or is this file"):
+        load_profile("full", child)

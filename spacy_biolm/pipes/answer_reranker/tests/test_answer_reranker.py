@@ -271,17 +271,6 @@ def test_cosine_ranker_gradient_matches_finite_differences(pool_special_tokens):
     assert numpy.allclose(analytic, numeric, atol=1e-3)
 
 
-def test_pooling_special_tokens_needs_the_windows_attention_mask():
-    from spacy_biolm.encoders.heads import CosineRanker
-    from spacy_biolm.encoders.pair_encoder import EncodedWindows
-
-    mask = numpy.array([[0, 1, 0], [0, 1, 0]], dtype=bool)
-    windows = EncodedWindows(numpy.ones((2, 3, 2), dtype="float32"), numpy.array([0, 1]), numpy.zeros((2, 3, 2), dtype="int64"), mask, 2)
-    encoder, _ = _fixed_windows_encoder(windows)
-    with pytest.raises(ValueError, match="attention_mask"):
-        CosineRanker(encoder, scale=1.0, centre=0.0, pool_special_tokens=True).predict([("q", "a")])
-
-
 def test_listwise_loss_by_hand():
     from spacy_biolm.pipes.answer_reranker.component import listwise_loss
 
