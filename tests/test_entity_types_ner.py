@@ -60,6 +60,31 @@ def test_the_reader_gives_each_corpus_the_types_the_table_maps(tmp_path):
         entity_type_corpora(tmp_path, list(CORPORA), "train", held_out="CRAFT")
 
 
+
+def test_an_ablation_lets_only_the_corpora_it_names_teach_a_type(tmp_path):
+    from spacy_biolm.corpora.multitask import entity_type_corpora
+    from spacy_biolm.doc_data import annotated_entity_types
+    from spacy_biolm.pipes.typed_ner.component import learning_view
+
+    tasks = entity_type_corpora(_write_corpora(tmp_path), list(CORPORA), "train", type_corpora={"GENE": ["BC2GM"]})
+    nlp = spacy.blank("en")
+    cg = next(iter(tasks["BioNLP13CG"](nlp))).reference
+    # BioNLP13CG still marks its gene and teaches its other types; it no longer teaches GENE.
+    assert annotated_entity_types(cg) == {"CHEMICAL", "SPECIES", "CELL"} and "GENE" in {e.label_ for e in cg.ents}
+    assert all(token.ent_iob_ == "" for token in learning_view(cg, ["GENE"]))
+    assert [t.ent_iob_ for t in learning_view(cg, ["CHEMICAL"])][:3] == ["B", "O", "O"]
+    assert annotated_entity_types(next(iter(tasks["BC2GM"](nlp))).reference) == {"GENE"}
+    with pytest.raises(ValueError, match=r"type_corpora 'GENE': \['NCBI-disease'\] must be corpora of the reader"):
+        entity_type_corpora(tmp_path, list(CORPORA), "train", type_corpora={"GENE": ["NCBI-disease"]})
+    # The config's train reader takes it as a command-line override (workflow gene-sources).
+    from spacy.util import registry
+
+    config = load_config(CONFIGS / "ner_entity_types.cfg", overrides={
+        **_overrides(tmp_path), "corpora.train.type_corpora": {"GENE": ["BC2GM"]}}, interpolate=True)
+    reader = registry.resolve({"train": config["corpora"]["train"]})["train"]
+    assert {name: set(task.annotated_types) for name, task in reader.corpora.items()} == {
+        "NCBI-disease": {"DISEASE"}, "BC2GM": {"GENE"}, "BioNLP13CG": {"CHEMICAL", "SPECIES", "CELL"}}
+
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     from spacy.cli.train import train

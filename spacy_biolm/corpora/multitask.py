@@ -24,7 +24,7 @@ spaCy only: imported through the ``spacy_readers`` entry points.
 """
 
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Sequence
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence
 
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin
@@ -55,6 +55,7 @@ class TaskCorpus:
         entity_types: Sequence[str] = (),
         gold_entities: bool = False,
         limit: int = 0,
+        annotated_types: Optional[Sequence[str]] = None,
     ):
         self.path = existing_corpus_file(path, "TaskCorpus", "task DocBin")
         unknown = sorted(set(annotates) - set(ANNOTATIONS))
@@ -67,6 +68,12 @@ class TaskCorpus:
             )
         self.annotates = tuple(annotates)
         self.entity_types = tuple(entity_types)
+        # The types its Docs record as annotated completely: all it marks, unless an ablation lets
+        # other corpora alone teach some (their mentions here then teach no typed_ner of them).
+        self.annotated_types = self.entity_types if annotated_types is None else tuple(annotated_types)
+        if not set(self.annotated_types) <= set(self.entity_types):
+            raise ValueError(f"TaskCorpus {self.path}: annotated_types {list(self.annotated_types)} must be among "
+                             f"its entity_types {list(self.entity_types)}")
         self.gold_entities = gold_entities
         self.limit = check_limit(limit)
         n_docs = len(DocBin().from_disk(self.path))
@@ -95,7 +102,7 @@ class TaskCorpus:
                 raise CorpusFormatError(
                     self.path, None, f"Doc {index}: entity labels {unknown} are not among the corpus's entity_types "
                     f"{list(self.entity_types)}; add them there or map them at conversion")
-            set_annotated_entity_types(doc, self.entity_types)
+            set_annotated_entity_types(doc, self.annotated_types)
         else:
             doc.set_ents([], default="missing")
         if "cats" not in self.annotates:
@@ -228,11 +235,19 @@ def create_multitask_corpus(
 
 
 def entity_type_corpora(directory: Path, corpora: Sequence[str], split: str, limit: int = 0,
-                        held_out: str = "") -> Dict[str, TaskCorpus]:
+                        held_out: str = "", type_corpora: Optional[Dict[str, Sequence[str]]] = None) -> Dict[str, TaskCorpus]:
     """``{corpus: TaskCorpus}`` of NER corpora converted to the release's entity types
     (``directory/<corpus>/<split>.spacy``, as projects/entity-types writes them), each annotating
     the types :data:`~spacy_biolm.corpora.entity_types.ENTITY_TYPES` maps its labels to;
-    ``held_out`` names one of ``corpora`` to leave out (a leave-one-corpus-out run)."""
+    ``held_out`` names one of ``corpora`` to leave out (a leave-one-corpus-out run);
+    ``type_corpora`` maps a type to the only corpora that teach it (the others are read as before,
+    but their Docs record the type as not annotated, so its ``typed_ner`` learns nothing from them)."""
+    type_corpora = dict(type_corpora or {})
+    for entity_type, teachers in type_corpora.items():
+        wrong = [corpus for corpus in teachers if corpus not in corpora or entity_type not in annotated_types(corpus)]
+        if wrong or not teachers:
+            raise ValueError(f"type_corpora {entity_type!r}: {list(teachers)} must be corpora of the reader "
+                             f"{list(corpora)} that annotate {entity_type} (not: {wrong})")
     if held_out:
         if held_out not in corpora:
             raise ValueError(f"held_out corpus {held_out!r} is not among the reader's corpora {list(corpora)}")
@@ -245,7 +260,9 @@ def entity_type_corpora(directory: Path, corpora: Sequence[str], split: str, lim
         if not types:
             raise ValueError(f"{corpus} annotates no entity type completely (spacy_biolm/corpora/entity_types.py): "
                              f"it would teach no typed_ner, leave it out")
-        tasks[corpus] = TaskCorpus(Path(directory) / corpus / f"{split}.spacy", ["entities"], entity_types=types, limit=limit)
+        taught = [t for t in types if corpus in type_corpora.get(t, [corpus])]
+        tasks[corpus] = TaskCorpus(Path(directory) / corpus / f"{split}.spacy", ["entities"], entity_types=types, limit=limit,
+                                   annotated_types=taught)
     return tasks
 
 
@@ -259,6 +276,7 @@ def create_entity_type_corpora(
     size: int = 0,
     limit: int = 0,
     held_out: str = "",
+    type_corpora: Dict[str, List[str]] = {},
 ) -> Callable[[Language], Iterable[Example]]:
     """NER corpora of different entity types interleaved, for one ``typed_ner`` per type: a
     ``spacy-biolm.MultiTaskCorpus.v1`` of one ``spacy-biolm.TaskCorpus.v1`` per corpus, whose
@@ -274,6 +292,8 @@ def create_entity_type_corpora(
         limit: read at most this many Docs of each corpus (0: all).
         held_out: one of ``corpora`` not to read (``""``: none), for leave-one-corpus-out runs
             (``spacy-biolm evaluate held-out`` sets it in the train and dev readers).
+        type_corpora: an ablation: a type named here is taught only by these corpora, e.g.
+            ``{"GENE": ["BC2GM"]}``; the others are still read, and teach their other types.
     """
-    tasks = entity_type_corpora(directory, corpora, split, limit=limit, held_out=held_out)
+    tasks = entity_type_corpora(directory, corpora, split, limit=limit, held_out=held_out, type_corpora=type_corpora)
     return MultiTaskCorpus(tasks, schedule=schedule, temperature=temperature, size=size)
