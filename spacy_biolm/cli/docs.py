@@ -100,6 +100,7 @@ def includes_cli(
 def entity_corpora_table_cli(
     output: Path = typer.Argument(..., help="Markdown file to write"),
     results: List[str] = typer.Argument(..., help="COLUMN=JSON pairs: `evaluate entity-corpora` results, one column each (e.g. 'multi-corpus=metrics/multi_corpus.json')"),
+    corpus: List[str] = typer.Option([], "--corpus", help="Only this test set's rows (repeatable; default: every test set a result scored)"),
 ):
     """Per entity type, every test set's F1 for each pipeline, † where it never trained on the
     corpus, and the type's macro F1 over the test sets all were scored on."""
@@ -109,7 +110,7 @@ def entity_corpora_table_cli(
 
     with user_errors(ValueError, OSError):
         named = parse_named_paths(results)
-        text = with_run_comment(entity_corpora_table(named), read_record(next(iter(named.values()))))
+        text = with_run_comment(entity_corpora_table(named, corpus), read_record(next(iter(named.values()))))
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(text, encoding="utf8")
     msg.good(f"Wrote {output}")

@@ -109,12 +109,13 @@ def evaluate_entity_corpora(model_path: Path, directory: Path, corpora: Sequence
     return results
 
 
-def entity_corpora_table(results: Dict[str, Path]) -> str:
+def entity_corpora_table(results: Dict[str, Path], only: Sequence[str] = ()) -> str:
     """Markdown: per entity type, each corpus's F1 of every pipeline in ``results`` (``{column:
     evaluate_entity_corpora JSON}``), † where the pipeline never trained on that corpus, and two
     macro F1 rows over two or more corpora: over the corpora every pipeline predicting the type was
     scored on, and cross-corpus, over those of them that no pipeline with a † among them trained on
-    (the single-corpus release against leave-one-corpus-out runs)."""
+    (the single-corpus release against leave-one-corpus-out runs). ``only``: the rows of these
+    test sets alone (all: every test set a result scored)."""
     import json
 
     from ..corpora.entity_types import RELEASE_TYPES
@@ -137,7 +138,8 @@ def entity_corpora_table(results: Dict[str, Path]) -> str:
     rows = []
     for entity_type in RELEASE_TYPES:
         corpora = [c for c in dict.fromkeys(c for r in loaded.values() for c in r["corpora"])
-                   if any(entity_type in r["corpora"].get(c, {}).get("types", []) for r in loaded.values())]
+                   if any(entity_type in r["corpora"].get(c, {}).get("types", []) for r in loaded.values())
+                   and (not only or c in only)]
         if not corpora:
             continue
         for corpus in corpora:

@@ -26,3 +26,12 @@ def test_macro_rows_are_means_and_the_cross_corpus_row_needs_a_pipeline_that_cro
     # CHEMICAL: only the multi-corpus pipeline predicts it, on corpora it trained on: no cross-corpus row.
     assert row("| **CHEMICAL** | **macro (2 corpora)**") == ["**50.0**", "–"]
     assert not any(line.startswith("| **CHEMICAL** | **cross-corpus") for line in lines)
+
+
+def test_only_the_test_sets_asked_for_are_rows(tmp_path):
+    scores = {"BioNLP13CG": {"CHEMICAL": 0.6, "GENE": 0.8}, "BC2GM": {"GENE": 0.7}, "NCBI-disease": {"DISEASE": 0.8}}
+    multi = _result(tmp_path / "multi.json", list(scores), scores)
+    ablation = _result(tmp_path / "ablation.json", ["BC2GM", "NCBI-disease"], {"BC2GM": {"GENE": 0.75}, "NCBI-disease": {"DISEASE": 0.81}})
+    lines = entity_corpora_table({"multi": multi, "ablation": ablation}, only=["BC2GM", "NCBI-disease"]).splitlines()
+    rows = [line.split("|")[1:3] for line in lines if line.startswith("| ") and "---" not in line][1:]
+    assert [[cell.strip() for cell in row] for row in rows] == [["DISEASE", "NCBI-disease"], ["GENE", "BC2GM"]]
