@@ -6,8 +6,8 @@ defaults, e.g. ``full``: the papers' epochs. ``spacy-biolm profile run full all`
 PROFILE=full``) runs a workflow with them as ``--vars.*`` overrides, and the ``profile`` variable
 it sets is recorded in ``results/release.json`` beside the scores.
 
-A profile may start from another project's profile of the same name: ``extends: PATH`` (relative to
-the profile's file) takes that profile's values for the variables this project has too, and the
+A profile may start from another project's profile: ``extends: PATH`` (relative to the profile's
+file) takes that profile's values for the variables this project has too, and the
 file's own values replace them; an experiment project's ``full`` so follows the root's ``full``.
 
 A profile may only name variables project.yml has (weasel silently ignores an unknown override,
