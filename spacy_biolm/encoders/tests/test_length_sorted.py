@@ -125,7 +125,11 @@ def test_training_on_sorted_chunks_gives_the_stock_outputs_and_gradients(tiny_qa
     assert all(torch.allclose(a, b, atol=1e-5) for a, b in zip(sorted_hidden, stock_hidden))
     assert sorted(sorted_grads) == sorted(stock_grads) and len(stock_grads) > 10
     for name, grad in stock_grads.items():
-        assert torch.allclose(sorted_grads[name], grad, atol=1e-5, rtol=1e-4), name
+        # float32 sums in another order: an element's error scales with the tensor's largest terms,
+        # not its own size (the embeddings' projection has entries near 0 among entries of hundreds).
+        scale = float(grad.abs().max())
+        assert torch.allclose(sorted_grads[name], grad, atol=1e-5 * max(scale, 1.0), rtol=1e-4), \
+            (name, float((sorted_grads[name] - grad).abs().max()), scale)
 
 
 def test_training_updates_and_the_setting_survives_save_and_load(nlp, tmp_path):
