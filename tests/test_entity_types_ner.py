@@ -60,7 +60,6 @@ def test_the_reader_gives_each_corpus_the_types_the_table_maps(tmp_path):
         entity_type_corpora(tmp_path, list(CORPORA), "train", held_out="CRAFT")
 
 
-
 def test_an_ablation_lets_only_the_corpora_it_names_teach_a_type(tmp_path):
     from spacy_biolm.corpora.multitask import entity_type_corpora
     from spacy_biolm.doc_data import annotated_entity_types
@@ -84,6 +83,7 @@ def test_an_ablation_lets_only_the_corpora_it_names_teach_a_type(tmp_path):
     reader = registry.resolve({"train": config["corpora"]["train"]})["train"]
     assert {name: set(task.annotated_types) for name, task in reader.corpora.items()} == {
         "NCBI-disease": {"DISEASE"}, "BC2GM": {"GENE"}, "BioNLP13CG": {"CHEMICAL", "SPECIES", "CELL"}}
+
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
