@@ -10,7 +10,7 @@ One sub-app per area, each command a thin wrapper over a library function:
     spacy-biolm docs       steps-table, scores-table, encoders-table, one-encoder-table, includes, results-index
     spacy-biolm profile    show, run (the project with a named budget: default, full)
     spacy-biolm bench      list, run
-    spacy-biolm release    tune-thresholds, halve, share-encoder, package (change or build a saved pipeline)
+    spacy-biolm release    tune-thresholds, halve, share-encoder, add-entity-types, package (change or build a saved pipeline)
     spacy-biolm annotate   INPUT... OUTPUT (a corpus through a pipeline, one machine or Ray)
     spacy-biolm timed      NAME -- COMMAND (wall time and peak memory of a run: training steps, make all/test)
 

@@ -1,9 +1,9 @@
 """``spacy-biolm release``: commands that change or build a saved pipeline: its tuned HoC thresholds,
-its sentence splitter, its encoders stored smaller (float16, int8 for pair encoders), a config sharing its encoder, and the release's wheels (the pipeline and the
+its sentence splitter, its encoders stored smaller (float16, int8 for pair encoders), a config sharing its encoder, a config with more entity types, and the release's wheels (the pipeline and the
 spacy-biolm library it needs)."""
 
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 from wasabi import msg
@@ -12,7 +12,7 @@ from ._common import gpu_option, objective_option, sub_app, user_errors
 
 __all__ = ["app"]
 
-app = sub_app("Change or build a saved pipeline: tune its HoC thresholds, replace its sentencizer, halve its weights, share its encoder, "
+app = sub_app("Change or build a saved pipeline: tune its HoC thresholds, replace its sentencizer, halve its weights, share its encoder, add entity types to its config, "
               "package the pipeline wheel beside the spacy-biolm wheel it requires.")
 
 
@@ -77,6 +77,31 @@ def share_encoder_cli(
     output.parent.mkdir(parents=True, exist_ok=True)
     config.to_disk(output)
     msg.good(f"Wrote {output}: {config_path.name} on the frozen transformer of {source}")
+
+
+@app.command("add-entity-types")
+def add_entity_types_cli(
+    config_path: Path = typer.Argument(..., help="A multi-task config with typed_ner components (configs/release_multitask.cfg)", exists=True),
+    output: Path = typer.Argument(..., help="The config to write; `python -m spacy train` trains it"),
+    directory: Path = typer.Option(..., "--corpora-dir", help="Where <corpus>/train.spacy and devel.spacy are, converted to the release's types (projects/entity-types: corpus/ner)"),
+    corpora: List[str] = typer.Option(..., "--corpus", help="A corpus that teaches some of the new types (repeatable)"),
+    types: List[str] = typer.Option(..., "--type", help="A new entity type, one typed_ner each (repeatable): CHEMICAL, SPECIES, CELL"),
+    template: str = typer.Option("ner_gene", "--template", help="The typed_ner whose block each new one copies"),
+    dev_limit: int = typer.Option(0, "--dev-limit", help="Read at most this many devel Docs of each added corpus (0: all)"),
+):
+    """Write `config_path` with a typed_ner per new entity type and the corpora that teach it in its
+    train and dev readers; an added corpus teaches only the new types, so the config's own types
+    keep their corpora (and guidelines)."""
+    from spacy.util import load_config
+
+    from ..training.entity_types_config import add_entity_types, typed_ner_types
+
+    with user_errors():
+        config = add_entity_types(load_config(config_path, interpolate=False), directory, corpora, types, template, dev_limit)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    config.to_disk(output)
+    msg.good(f"Wrote {output}: {', '.join(f'{name} {types}' for name, types in typed_ner_types(config).items())}, "
+             f"taught by {', '.join(corpora)} beside the config's corpora")
 
 
 @app.command("tune-thresholds")

@@ -68,8 +68,9 @@ class TaskCorpus:
             )
         self.annotates = tuple(annotates)
         self.entity_types = tuple(entity_types)
-        # The types its Docs record as annotated completely: all it marks, unless an ablation lets
-        # other corpora alone teach some (their mentions here then teach no typed_ner of them).
+        # The types its Docs record as annotated completely: all it marks, unless other corpora alone
+        # teach some (an ablation, or a corpus added for its other types): its mentions of those then
+        # teach no typed_ner.
         self.annotated_types = self.entity_types if annotated_types is None else tuple(annotated_types)
         if not set(self.annotated_types) <= set(self.entity_types):
             raise ValueError(f"TaskCorpus {self.path}: annotated_types {list(self.annotated_types)} must be among "
@@ -181,6 +182,7 @@ def create_task_corpus(
     entity_types: List[str] = [],
     gold_entities: bool = False,
     limit: int = 0,
+    annotated_types: Optional[List[str]] = None,
 ) -> Callable[[Language], Iterable[Example]]:
     """One task's corpus inside a ``spacy-biolm.MultiTaskCorpus.v1``: a DocBin whose Docs are
     annotated for ``annotates`` and marked missing for the rest.
@@ -195,8 +197,12 @@ def create_task_corpus(
             ``spacy-biolm.RelationCorpus.v1`` does (a relation corpus whose entities the
             relation extractor pairs; the ``ner`` keeps them and adds none).
         limit: read at most this many Docs (0: all).
+        annotated_types: the ``entity_types`` its Docs teach (null: all of them); the others are
+            recorded as not annotated, so their ``typed_ner`` learns nothing from this corpus
+            (a corpus that adds new types to a release whose other types keep their own corpora).
     """
-    return TaskCorpus(path, annotates, entity_types=entity_types, gold_entities=gold_entities, limit=limit)
+    return TaskCorpus(path, annotates, entity_types=entity_types, gold_entities=gold_entities, limit=limit,
+                      annotated_types=annotated_types)
 
 
 @registry.readers("spacy-biolm.MultiTaskCorpus.v1")

@@ -284,6 +284,36 @@ def test_evaluate_multitask_writes_a_test_score_per_release_row(trained, overrid
     assert bad.exit_code != 0 and "ROW=TYPE" in bad.output
 
 
+def test_the_config_grown_by_entity_types_trains_with_spacy_train_one_typed_ner_per_type(overrides, tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy.cli.train import train
+
+    from spacy_biolm.cli import app
+
+    nlp = spacy.blank("en")
+    docs = []
+    for i in range(3):
+        doc = nlp.make_doc(f"Cisplatin {i} induces BRCA1 in mice .")
+        doc.ents = [Span(doc, 0, 1, label="CHEMICAL"), Span(doc, 3, 4, label="GENE"), Span(doc, 5, 6, label="SPECIES")]
+        docs.append(doc)
+    (tmp_path / "ner" / "BioNLP13CG").mkdir(parents=True)
+    for split in ("train", "devel"):
+        DocBin(docs=docs, store_user_data=True).to_disk(tmp_path / "ner" / "BioNLP13CG" / f"{split}.spacy")
+    config = tmp_path / "five_types.cfg"
+    result = CliRunner().invoke(app, ["release", "add-entity-types", str(CONFIG), str(config), "--corpora-dir", str(tmp_path / "ner"),
+                                      "--corpus", "BioNLP13CG", "--type", "CHEMICAL", "--type", "SPECIES"])
+    assert result.exit_code == 0, result.output
+    train(config, tmp_path / "out", overrides=overrides)
+    trained = spacy.load(tmp_path / "out" / "model-last")
+    assert sorted(trained.get_pipe("transformer").listener_map) == sorted(LISTENERS + ("ner_chemical", "ner_species"))
+    assert trained.get_pipe("ner_chemical").labels == ("CHEMICAL",) and trained.get_pipe("ner_species").labels == ("SPECIES",)
+    assert trained.get_pipe("ner_gene").labels == ("GENE",)
+    bad = CliRunner().invoke(app, ["release", "add-entity-types", str(CONFIG), str(tmp_path / "x.cfg"), "--corpora-dir", "ner",
+                                   "--corpus", "BioNLP13CG", "--type", "GENE"])
+    assert bad.exit_code != 0 and "already has a typed_ner for GENE" in bad.output and not (tmp_path / "x.cfg").exists()
+
+
 def test_halving_stores_the_encoder_in_float16_and_loads_it_in_float32(trained, tmp_path):
     from typer.testing import CliRunner
 
