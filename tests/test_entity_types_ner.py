@@ -116,6 +116,7 @@ def test_corpora_are_scored_on_their_types_and_tabulated_with_unseen_corpora_mar
     directory, models = trained
     full = evaluate_entity_corpora(models["ner_entity_types"], directory, list(CORPORA), tmp_path / "all.json")
     assert full["trained_on"] == list(CORPORA) and full["types"] == sorted(TYPES.values())
+    assert full["taught"]["BioNLP13CG"] == ["GENE", "CHEMICAL", "SPECIES", "CELL"]
     assert {c: s["types"] for c, s in full["corpora"].items()} == {c: sorted(t) for c, t in ANNOTATES.items()}
     assert json.loads((tmp_path / "all.json").read_text())["run"]["date"]
     # A pipeline of DISEASE and GENE only, trained on NCBI-disease alone: BioNLP13CG is scored on GENE,
@@ -129,7 +130,7 @@ def test_corpora_are_scored_on_their_types_and_tabulated_with_unseen_corpora_mar
     assert two["trained_on"] == ["NCBI-disease"] and two["corpora"]["BioNLP13CG"]["types"] == ["GENE"]
     # An assembled pipeline's config names no training corpora: they are given.
     told = evaluate_entity_corpora(tmp_path / "two_types", directory, ["BC2GM"], trained=["NCBI-disease", "BC2GM"])
-    assert told["trained_on"] == ["NCBI-disease", "BC2GM"]
+    assert told["trained_on"] == ["NCBI-disease", "BC2GM"] and told["taught"] == {"NCBI-disease": ["DISEASE"], "BC2GM": ["GENE"]}
     table = entity_corpora_table({"five types": tmp_path / "all.json", "two types": tmp_path / "two.json"})
     gene_rows = [line for line in table.splitlines() if line.startswith("| GENE |")]
     assert len(gene_rows) == 2 and all(line.endswith(" † |") for line in gene_rows)

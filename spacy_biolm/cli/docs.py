@@ -102,8 +102,8 @@ def entity_corpora_table_cli(
     results: List[str] = typer.Argument(..., help="COLUMN=JSON pairs: `evaluate entity-corpora` results, one column each (e.g. 'multi-corpus=metrics/multi_corpus.json')"),
     corpus: List[str] = typer.Option([], "--corpus", help="Only this test set's rows (repeatable; default: every test set a result scored)"),
 ):
-    """Per entity type, every test set's F1 for each pipeline, † where it never trained on the
-    corpus, and the type's macro F1 over the test sets all were scored on."""
+    """Per entity type, every test set's F1 for each pipeline, † where it never learnt the type from
+    that corpus, and the type's macro F1 over the test sets all were scored on."""
     from ..evaluation.entities import entity_corpora_table
     from ..evaluation.tables import parse_named_paths
     from ..run_record import read_record, with_run_comment

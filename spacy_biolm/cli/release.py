@@ -100,8 +100,8 @@ def add_entity_types_cli(
         config = add_entity_types(load_config(config_path, interpolate=False), directory, corpora, types, template, dev_limit)
     output.parent.mkdir(parents=True, exist_ok=True)
     config.to_disk(output)
-    msg.good(f"Wrote {output}: {', '.join(f'{name} {types}' for name, types in typed_ner_types(config).items())}, "
-             f"taught by {', '.join(corpora)} beside the config's corpora")
+    components = ", ".join(f"{name} ({', '.join(types)})" for name, types in typed_ner_types(config).items())
+    msg.good(f"Wrote {output}: {components}, taught by {', '.join(corpora)} beside the config's corpora")
 
 
 @app.command("tune-thresholds")

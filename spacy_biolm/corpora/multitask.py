@@ -37,7 +37,7 @@ from .corpus_files import check_limit, existing_corpus_file, first, read_docbin,
 from .entity_types import annotated_types
 
 __all__ = ["ANNOTATIONS", "SCHEDULES", "TaskCorpus", "MultiTaskCorpus", "schedule_shares", "create_task_corpus",
-           "create_multitask_corpus", "entity_type_corpora", "create_entity_type_corpora"]
+           "create_multitask_corpus", "teaches", "entity_type_corpora", "create_entity_type_corpora"]
 
 #: What a task corpus can annotate: ``doc.ents``, ``doc.cats``, ``doc._.relations``.
 ANNOTATIONS = ("entities", "cats", "relations")
@@ -240,6 +240,12 @@ def create_multitask_corpus(
     return MultiTaskCorpus(tasks, schedule=schedule, temperature=temperature, size=size)
 
 
+def teaches(corpus: str, entity_type: str, type_corpora: Optional[Dict[str, Sequence[str]]] = None) -> bool:
+    """Whether ``corpus`` teaches ``entity_type`` (one it annotates) under a reader's ``type_corpora``:
+    a type named there is taught by those corpora alone."""
+    return corpus in (type_corpora or {}).get(entity_type, [corpus])
+
+
 def entity_type_corpora(directory: Path, corpora: Sequence[str], split: str, limit: int = 0,
                         held_out: str = "", type_corpora: Optional[Dict[str, Sequence[str]]] = None) -> Dict[str, TaskCorpus]:
     """``{corpus: TaskCorpus}`` of NER corpora converted to the release's entity types
@@ -266,7 +272,7 @@ def entity_type_corpora(directory: Path, corpora: Sequence[str], split: str, lim
         if not types:
             raise ValueError(f"{corpus} annotates no entity type completely (spacy_biolm/corpora/entity_types.py): "
                              f"it would teach no typed_ner, leave it out")
-        taught = [t for t in types if corpus in type_corpora.get(t, [corpus])]
+        taught = [t for t in types if teaches(corpus, t, type_corpora)]
         tasks[corpus] = TaskCorpus(Path(directory) / corpus / f"{split}.spacy", ["entities"], entity_types=types, limit=limit,
                                    annotated_types=taught)
     return tasks

@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Sequence
 from ..loading import load_pipeline
 
 __all__ = ["evaluate_entity_types", "score_entity_types", "evaluate_entity_corpora", "pipeline_entity_types",
-           "trained_on", "entity_corpora_table"]
+           "taught_types", "trained_on", "entity_corpora_table"]
 
 
 def score_entity_types(nlp, data_path: Path, types: Sequence[str]) -> Dict[str, object]:
@@ -61,27 +61,50 @@ def pipeline_entity_types(nlp) -> List[str]:
     return sorted({label for _, pipe in nlp.pipeline if isinstance(pipe, EntityRecognizer) for label in pipe.labels})
 
 
-def trained_on(config, corpora: Sequence[str]) -> List[str]:
-    """Which of ``corpora`` a pipeline's ``config`` (``nlp.config``) read in ``[corpora.train]``:
-    a name given as a value (``spacy-biolm.EntityTypeCorpora.v1``'s list) or as a folder of a path
-    (``corpus/ner/NCBI-disease/train.spacy``), less a reader's ``held_out`` corpus."""
-    seen, held_out = set(), set()
+def taught_types(config, corpora: Sequence[str]) -> Dict[str, List[str]]:
+    """``{corpus: the entity types it taught}`` for each of ``corpora`` that a pipeline's ``config``
+    (``nlp.config``) read in ``[corpora.train]``: a name given as a value
+    (``spacy-biolm.EntityTypeCorpora.v1``'s list, less its ``held_out`` corpus and the types its
+    ``type_corpora`` give to other corpora) or as a folder of a path (``corpus/ner/BC2GM/train.spacy``;
+    a ``spacy-biolm.TaskCorpus.v1`` teaches its ``annotated_types`` when it names them, otherwise every
+    type the corpus annotates)."""
+    from ..corpora.entity_types import RELEASE_TYPES, annotated_types
+    from ..corpora.multitask import teaches
+
+    taught: Dict[str, set] = {}
+
+    def add(corpus: str, types) -> None:
+        taught.setdefault(corpus, set()).update(types)
 
     def walk(value) -> None:
         if isinstance(value, dict):
-            held_out.add(value.get("held_out"))
-            for key, item in value.items():
-                if key != "held_out":
+            if value.get("@readers") == "spacy-biolm.EntityTypeCorpora.v1":
+                for corpus in value.get("corpora", []):
+                    if corpus in corpora and corpus != value.get("held_out"):
+                        add(corpus, [t for t in annotated_types(corpus) if teaches(corpus, t, value.get("type_corpora"))])
+            elif value.get("@readers") == "spacy-biolm.TaskCorpus.v1" and value.get("annotated_types") is not None:
+                for corpus in corpora:
+                    if corpus in Path(str(value.get("path"))).parts:
+                        add(corpus, value["annotated_types"])
+            else:
+                for item in value.values():
                     walk(item)
         elif isinstance(value, (list, tuple)):
             for item in value:
                 walk(item)
         elif isinstance(value, str):
-            seen.add(value)
-            seen.update(Path(value).parts)
+            for corpus in corpora:
+                if corpus == value or corpus in Path(value).parts:
+                    add(corpus, annotated_types(corpus))
 
     walk(config.interpolate().get("corpora", {}).get("train", {}))  # held_out = ${paths.held_out}
-    return [corpus for corpus in corpora if corpus in seen and corpus not in held_out]
+    return {corpus: sorted(taught[corpus], key=RELEASE_TYPES.index) for corpus in corpora if taught.get(corpus)}
+
+
+def trained_on(config, corpora: Sequence[str]) -> List[str]:
+    """Which of ``corpora`` a pipeline's ``config`` read in ``[corpora.train]`` to teach some entity type
+    (:func:`taught_types`)."""
+    return list(taught_types(config, corpora))
 
 
 def evaluate_entity_corpora(model_path: Path, directory: Path, corpora: Sequence[str], output: Optional[Path] = None,
@@ -90,17 +113,19 @@ def evaluate_entity_corpora(model_path: Path, directory: Path, corpora: Sequence
     """The pipeline at ``model_path`` on each corpus's ``directory/<corpus>/<split>.spacy``
     (converted to the release's entity types), scored on each type the corpus annotates
     completely (``spacy_biolm/corpora/entity_types.py``) and the pipeline predicts: ``{"types":
-    the pipeline's, "trained_on": the corpora it trained on, "corpora": {corpus: scores}}`` (a
-    corpus sharing no type with the pipeline is left out); optionally written as JSON. ``trained``
-    names the corpora it trained on where its config cannot (an assembled pipeline's components
-    were trained elsewhere); by default they are read from its ``[corpora.train]``."""
+    the pipeline's, "trained_on": the corpora it trained on, "taught": {corpus: the types it taught},
+    "corpora": {corpus: scores}}`` (a corpus sharing no type with the pipeline is left out);
+    optionally written as JSON. ``trained`` names the corpora it trained on, each teaching every
+    type it annotates, where its config cannot (an assembled pipeline's components were trained
+    elsewhere); by default they are read from its ``[corpora.train]`` (:func:`taught_types`)."""
     from ..corpora.entity_types import annotated_types
 
     nlp = load_pipeline(model_path, use_gpu)
     types = pipeline_entity_types(nlp)
+    taught = ({corpus: list(annotated_types(corpus)) for corpus in trained} if trained is not None
+              else taught_types(nlp.config, corpora))
     results: Dict[str, object] = {"model": str(model_path), "split": split, "types": types,
-                                  "trained_on": list(trained) if trained is not None else trained_on(nlp.config, corpora),
-                                  "corpora": {}}
+                                  "trained_on": list(taught), "taught": taught, "corpora": {}}
     for corpus in corpora:
         shared = [t for t in annotated_types(corpus) if t in types]
         if shared:
@@ -111,9 +136,10 @@ def evaluate_entity_corpora(model_path: Path, directory: Path, corpora: Sequence
 
 def entity_corpora_table(results: Dict[str, Path], only: Sequence[str] = ()) -> str:
     """Markdown: per entity type, each corpus's F1 of every pipeline in ``results`` (``{column:
-    evaluate_entity_corpora JSON}``), † where the pipeline never trained on that corpus, and two
-    macro F1 rows over two or more corpora: over the corpora every pipeline predicting the type was
-    scored on, and cross-corpus, over those of them that no pipeline with a † among them trained on
+    evaluate_entity_corpora JSON}``), † where the pipeline never learnt the type from that corpus
+    (its ``taught``; a result without it: never trained on the corpus), and two macro F1 rows over
+    two or more corpora: over the corpora every pipeline predicting the type was scored on, and
+    cross-corpus, over those of them from which no pipeline with a † among them learnt the type
     (the single-corpus release against leave-one-corpus-out runs). ``only``: the rows of these
     test sets alone (all: every test set a result scored)."""
     import json
@@ -127,6 +153,11 @@ def entity_corpora_table(results: Dict[str, Path], only: Sequence[str] = ()) -> 
         # None: not scored (the pipeline lacks the type, or the test set has no mention of it and none was predicted)
         score = ((result["corpora"].get(corpus) or {}).get("ents_per_type") or {}).get(entity_type)
         return None if score is None else 100 * score["f"]
+
+    def learnt(result, corpus, entity_type) -> bool:
+        # Results written before "taught" was recorded: every type of a corpus read counts as learnt from it.
+        taught = result.get("taught")
+        return corpus in result["trained_on"] if taught is None else entity_type in taught.get(corpus, [])
 
     def macro_row(entity_type, label, corpora, columns):
         if len(corpora) < 2 or not columns:  # a mean of one test set repeats its row; no column, no row
@@ -146,15 +177,15 @@ def entity_corpora_table(results: Dict[str, Path], only: Sequence[str] = ()) -> 
             cells = []
             for result in loaded.values():
                 value = f1(result, corpus, entity_type)
-                cells.append("–" if value is None else f"{value:.1f}" + ("" if corpus in result["trained_on"] else " †"))
+                cells.append("–" if value is None else f"{value:.1f}" + ("" if learnt(result, corpus, entity_type) else " †"))
             rows.append([entity_type, corpus, *cells])
         predicting = {n: r for n, r in loaded.items() if any(f1(r, c, entity_type) is not None for c in corpora)}
         common = [c for c in corpora if all(f1(r, c, entity_type) is not None for r in predicting.values())]
-        crossing = {n: r for n, r in predicting.items() if any(c not in r["trained_on"] for c in common)}
-        unseen = [c for c in common if all(c not in r["trained_on"] for r in crossing.values())]
+        crossing = {n: r for n, r in predicting.items() if any(not learnt(r, c, entity_type) for c in common)}
+        unseen = [c for c in common if all(not learnt(r, c, entity_type) for r in crossing.values())]
         rows += [row for row in (macro_row(entity_type, "macro", common, predicting),
                                  macro_row(entity_type, "cross-corpus macro", unseen, crossing)) if row]
     header = ["type", "test set", *loaded]
-    note = ("\nF1 on each test set's own annotated types; † the pipeline never trained on that corpus; – not scored "
+    note = ("\nF1 on each test set's own annotated types; † the pipeline never learnt that type from that corpus; – not scored "
             "(the pipeline does not predict the type, or was not run on that test set).\n")
     return markdown_table(header, rows) + note

@@ -35,3 +35,57 @@ def test_only_the_test_sets_asked_for_are_rows(tmp_path):
     lines = entity_corpora_table({"multi": multi, "ablation": ablation}, only=["BC2GM", "NCBI-disease"]).splitlines()
     rows = [line.split("|")[1:3] for line in lines if line.startswith("| ") and "---" not in line][1:]
     assert [[cell.strip() for cell in row] for row in rows] == [["DISEASE", "NCBI-disease"], ["GENE", "BC2GM"]]
+
+
+def test_a_type_a_corpus_did_not_teach_is_marked_unseen_on_its_test_set(tmp_path):
+    # The release with five types read BioNLP13CG for CHEMICAL only: its GENE row there is cross-corpus.
+    scores = {"BioNLP13CG": {"CHEMICAL": 0.6, "GENE": 0.5}, "BC2GM": {"GENE": 0.7}, "BioNLP11ID": {"GENE": 0.4}}
+    release = _result(tmp_path / "release.json", ["BioNLP13CG", "BC2GM"], scores)
+    data = json.loads(release.read_text())
+    release.write_text(json.dumps({**data, "taught": {"BioNLP13CG": ["CHEMICAL"], "BC2GM": ["GENE"]}}))
+    multi = _result(tmp_path / "multi.json", list(scores), scores)
+    lines = entity_corpora_table({"release": release, "multi": multi}).splitlines()
+    row = lambda start: [cell.strip() for cell in next(line for line in lines if line.startswith(start)).split("|")[3:5]]
+    assert row("| GENE | BioNLP13CG |") == ["50.0 †", "50.0"]
+    assert row("| CHEMICAL | BioNLP13CG |") == ["60.0", "60.0"]
+    assert row("| **GENE** | **cross-corpus macro (2 corpora)**") == ["**45.0**", "–"]
+
+
+def test_taught_types_reads_each_readers_teaching_from_the_config():
+    from thinc.api import Config
+
+    from spacy_biolm.evaluation.entities import taught_types, trained_on
+
+    corpora = ["NCBI-disease", "BC2GM", "BioNLP13CG", "BioNLP11ID", "LINNAEUS"]
+    types = Config().from_str("""
+[paths]
+held_out = "BioNLP11ID"
+[corpora]
+[corpora.train]
+@readers = "spacy-biolm.EntityTypeCorpora.v1"
+directory = "corpus/ner"
+corpora = ["BC2GM", "BioNLP13CG", "BioNLP11ID"]
+split = "train"
+held_out = ${paths.held_out}
+type_corpora = {"GENE": ["BC2GM"]}
+""")
+    assert taught_types(types, corpora) == {"BC2GM": ["GENE"], "BioNLP13CG": ["CHEMICAL", "SPECIES", "CELL"]}
+    release = Config().from_str("""
+[corpora]
+[corpora.train]
+@readers = "spacy-biolm.MultiTaskCorpus.v1"
+[corpora.train.tasks]
+[corpora.train.tasks.diseases]
+@readers = "spacy-biolm.TaskCorpus.v1"
+path = "../../corpus/ner/NCBI-disease/train.spacy"
+annotates = ["entities"]
+entity_types = ["DISEASE"]
+[corpora.train.tasks.BioNLP13CG]
+@readers = "spacy-biolm.TaskCorpus.v1"
+path = "corpus/ner/BioNLP13CG/train.spacy"
+annotates = ["entities"]
+entity_types = ["GENE", "CHEMICAL", "SPECIES", "CELL"]
+annotated_types = ["CHEMICAL", "CELL"]
+""")
+    assert taught_types(release, corpora) == {"NCBI-disease": ["DISEASE"], "BioNLP13CG": ["CHEMICAL", "CELL"]}
+    assert trained_on(release, corpora) == ["NCBI-disease", "BioNLP13CG"]
