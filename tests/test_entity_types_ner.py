@@ -2,6 +2,7 @@
 scored on many corpora's test sets, and the in-corpus/cross-corpus table."""
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -151,9 +152,15 @@ def test_held_out_runs_score_each_corpus_by_a_pipeline_that_never_read_it_and_re
     assert result["held_out"]["BioNLP13CG"]["trained_on"] == ["NCBI-disease", "BC2GM"]
     assert result["corpora"]["BioNLP13CG"]["types"] == ANNOTATES["BioNLP13CG"]
     assert spacy.load(tmp_path / "runs" / "BC2GM" / "model-best").config["paths"]["held_out"] == "BC2GM"
+    kept = held_out.run_held_out(config, tmp_path / "checkout_1", directory, ["BioNLP13CG"], overrides, scores_dir=tmp_path / "kept")
+    assert json.loads((tmp_path / "kept" / "BioNLP13CG.json").read_text())["corpora"] == kept["corpora"]
     # Scored runs are reused: nothing trains again, and the scores are the same.
     monkeypatch.setattr("spacy.cli.train.train", lambda *a, **k: pytest.fail("a scored run was trained again"))
     assert held_out.run_held_out(config, tmp_path / "runs", directory, ["BC2GM", "BioNLP13CG"], overrides)["corpora"] == result["corpora"]
+    # Scores kept in a folder of their own (committed) resume the matrix in a checkout without the runs.
+    shutil.rmtree(tmp_path / "checkout_1")
+    assert held_out.run_held_out(config, tmp_path / "checkout_2", directory, ["BioNLP13CG"], overrides,
+                                 scores_dir=tmp_path / "kept")["corpora"] == kept["corpora"]
     with pytest.raises(ValueError, match="another recipe"):
         held_out.run_held_out(config, tmp_path / "runs", directory, ["BC2GM"], {**overrides, "training.max_steps": 4})
     with pytest.raises(FileNotFoundError, match="CRAFT/test.spacy missing"):

@@ -242,6 +242,7 @@ def held_out_cli(
     corpus: List[str] = typer.Option(..., "--corpus", help="A corpus to hold out (repeatable): one training without it, scored on its test set"),
     output: Path = typer.Option(..., "--output", help="Scores JSON to write: each corpus scored by the run that never read it (`docs entity-corpora-table` takes it as a column)"),
     split: str = typer.Option("test", "--split", help="Which split of each held-out corpus is scored"),
+    scores_dir: Optional[Path] = typer.Option(None, "--scores-dir", help="Keep each run's scores here as CORPUS.json (default: OUTPUT_DIR/CORPUS/held_out_scores.json); committed, they let a matrix resume in another checkout"),
     gpu_id: int = gpu_option(),
 ):
     """Leave-one-corpus-out: train CONFIG once without each --corpus and score that run on the
@@ -251,7 +252,8 @@ def held_out_cli(
     from ..run_record import write_json
 
     with user_errors(ValueError, OSError):
-        results = run_held_out(config_path, output_dir, directory, corpus, config_overrides(ctx), split=split, use_gpu=gpu_id)
+        results = run_held_out(config_path, output_dir, directory, corpus, config_overrides(ctx), split=split, use_gpu=gpu_id,
+                               scores_dir=scores_dir)
     write_json(output, results, device="gpu" if gpu_id >= 0 else "cpu")
     for name, scores in results["corpora"].items():
         msg.info(f"{name} held out ({', '.join(scores['types'])}): F1 {100 * (scores['ents_f'] or 0):.1f}")

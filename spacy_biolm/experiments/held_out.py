@@ -28,13 +28,16 @@ def run_held_out(
     overrides: Optional[Dict[str, object]] = None,
     split: str = "test",
     use_gpu: int = -1,
+    scores_dir: Optional[Path] = None,
 ) -> Dict[str, object]:
     """For each of ``corpora``: train ``config_path`` without it (``paths.held_out``) into
     ``output_dir/<corpus>`` and score ``model-best`` on ``directory/<corpus>/<split>.spacy``.
     Returns ``{"types", "trained_on": [], "corpora": {corpus: scores}, "held_out": {corpus: the
     run's model, the corpora it trained on, its training and test seconds}}``. A run already
-    scored (``<corpus>/held_out_scores.json``) is reused if it was trained with the same recipe,
-    so an interrupted matrix resumes where it stopped."""
+    scored (``<corpus>/held_out_scores.json``, or ``scores_dir/<corpus>.json``) is reused if it
+    was trained with the same recipe, so an interrupted matrix resumes where it stopped; with
+    ``scores_dir`` a folder that is kept (committed), it resumes in another checkout, where the
+    trained runs are gone."""
     from spacy.cli.train import train
     from spacy.util import load_config
 
@@ -53,7 +56,7 @@ def run_held_out(
         run_dir = Path(output_dir) / corpus
         run_overrides = {**(overrides or {}), "paths.held_out": corpus}
         recipe = recipe_fingerprint(config_path, run_overrides)
-        scores_path = run_dir / RUN_SCORES
+        scores_path = run_dir / RUN_SCORES if scores_dir is None else Path(scores_dir) / f"{corpus}.json"
         result = scored_run(scores_path, recipe, config_path, run_overrides)
         if result is None:
             start = time.perf_counter()
