@@ -188,7 +188,8 @@ def read_run_comment(text: str) -> Optional[Dict[str, object]]:
     if not match:
         return None
     record: Dict[str, object] = {"commit": None if match["commit"] == "None" else match["commit"], "date": match["date"]}
-    for part in (match["rest"] or "").split(", "):
+    # A value may hold ", " itself (device "cpu (x86_64, 2 cores)"): split only before a known key.
+    for part in re.split(r", (?=(?:profile|device|source) )", match["rest"] or ""):
         key, _, value = part.partition(" ")
         if key in ("profile", "device", "source") and value:
             record[key] = value

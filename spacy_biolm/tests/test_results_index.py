@@ -135,6 +135,8 @@ def test_a_markdown_table_names_its_run_on_its_last_line():
     assert read_run_comment(text) == record
     assert with_run_comment(text, {"commit": "def", "date": "d"}).count("<!-- run:") == 1  # replaced, not added
     assert with_run_comment("| a |\n", None) == "| a |\n"
+    devices = {"commit": "abc", "date": "d", "profile": "full", "device": "cpu (x86_64, 2 cores)", "source": "git log"}
+    assert read_run_comment(with_run_comment("| a |\n", devices)) == devices
 
 
 def test_git_log_record_is_the_commit_that_made_the_content(repo):
