@@ -24,6 +24,7 @@ def convert_cli(
     dev_output: Optional[Path] = typer.Option(None, "--dev-output", help="Also write a held-out dev DocBin here (file input)"),
     dev_fraction: float = typer.Option(0.1, "--dev-fraction", help="Share of train documents held out as dev: with --dev-output, or for a folder without a dev file"),
     group: bool = typer.Option(False, "--group", help="chemprot: one Doc per sentence with all its pairs"),
+    text_from: Optional[Path] = typer.Option(None, "--text-from", help="chemprot, file input: SciBERT's ChemProt file of the same split, giving each sentence with a relation its words back (implies --group)"),
     skip_invalid: bool = typer.Option(False, "--skip-invalid", help="Leave out (and report) rows that cannot hold a relation instead of failing"),
     stats_path: Optional[Path] = typer.Option(None, "--stats", help="Write the conversion statistics as JSON"),
     limit: int = typer.Option(0, "--limit", help="Convert only the first N documents of each file (0 = all)"),
@@ -35,7 +36,9 @@ def convert_cli(
     from ..corpora.relations import convert_relations
     from ..corpora.splits import convert_relation_splits
 
-    options = {"skip_invalid": skip_invalid, **({"group": group} if fmt == "chemprot" else {})}
+    if text_from is not None and (fmt != "chemprot" or input_path.is_dir()):
+        raise typer.BadParameter("--text-from takes the chemprot format and one file (SciBERT's file of that split)")
+    options = {"skip_invalid": skip_invalid, **({"group": group, "text_from": text_from} if fmt == "chemprot" else {})}
     with user_errors():
         if input_path.is_dir():
             report = convert_relation_splits(input_path, output_path, fmt, dev_fraction=dev_fraction, limit=limit, **options)
@@ -86,14 +89,16 @@ def evaluate_cli(
     name: str = typer.Option("ours", "--name", help="Row name in --table"),
     dataset: str = typer.Option("GAD", "--dataset", help="GAD or CHEMPROT (paper rows of --table)"),
     paper: Optional[Path] = typer.Option(None, "--paper", help="paper_results.json for --table"),
+    entities_from: Optional[Path] = typer.Option(None, "--entities-from", help="End to end: pair the entities this pipeline finds in each sentence, not the gold ones"),
     gpu_id: int = gpu_option(),
 ):
-    """Score relations on gold entities: micro P/R/F1 over the positive labels."""
+    """Score relations on gold entities (or, with --entities-from, on found ones): micro P/R/F1 over the positive labels."""
     from ..evaluation.relations import evaluate_relations, relations_table
 
     if table is not None and output is None:
         raise typer.BadParameter("--table needs --output (the table reads the scores file)")
-    scores = evaluate_relations(model_path, data_path, output, limit=limit, use_gpu=gpu_id)
+    with user_errors():
+        scores = evaluate_relations(model_path, data_path, output, limit=limit, use_gpu=gpu_id, entities_from=entities_from)
     if table is not None:
         table.parent.mkdir(parents=True, exist_ok=True)
         table.write_text(relations_table({name: output}, dataset, paper), encoding="utf8")

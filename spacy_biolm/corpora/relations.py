@@ -44,6 +44,7 @@ from spacy.util import get_words_and_spaces, registry
 
 from ..errors import CorpusFormatError
 from ..doc_data import Relation, give_entities, set_relations
+from .chemprot_text import MASK, SCIBERT_MARKERS, SciBertTexts, WrittenSentences, load_scibert_texts
 from .corpus_files import check_limit, existing_corpus_file, first, read_docbin, unannotated_copy
 
 __all__ = [
@@ -101,6 +102,7 @@ class ConversionStats:
     relations: Counter = field(default_factory=Counter)
     negatives: int = 0
     skipped: List[Tuple[int, str]] = field(default_factory=list)
+    without_text: int = 0  # ChemProt with its text: sentences not in SciBERT's file
 
     def to_dict(self) -> dict:
         return {
@@ -108,6 +110,7 @@ class ConversionStats:
             "docs": self.docs,
             "relations": dict(sorted(self.relations.items())),
             "negative_pairs": self.negatives,
+            **({"sentences_without_text": self.without_text} if self.without_text else {}),
             "skipped_rows": len(self.skipped),
             "skipped": [{"line": line, "reason": reason} for line, reason in self.skipped],
         }
@@ -225,12 +228,17 @@ def read_biobert_re(
 
 def read_chemprot_tsv(
     path: PathLike, nlp: Language, group: bool = False, skip_invalid: bool = False,
-    stats: Optional[ConversionStats] = None,
+    stats: Optional[ConversionStats] = None, text_from: Optional[PathLike] = None,
 ) -> Iterator[Doc]:
     """Docs from Bio-ELECTRA's ChemProt TSV: ``CHEMICAL`` (``BC6ENTC``) and ``GENE`` (``BC6ENTG``)
     entities and a ``CPR:n`` relation chemical -> gene, none for ``False``. With ``group=True``
-    the rows of one sentence become one Doc (see the module docstring)."""
+    the rows of one sentence become one Doc (see the module docstring); ``text_from`` (SciBERT's
+    ChemProt file of the same split, implies ``group``) gives each its words back
+    (:mod:`~spacy_biolm.corpora.chemprot_text`): sentences without a relation or not found there
+    are left out and counted (``sentences_without_text``)."""
     path = Path(path)
+    texts = SciBertTexts(load_scibert_texts(text_from)) if text_from is not None else None
+    group = group or texts is not None
     stats = stats if stats is not None else ConversionStats()
     rows = []
     labelled = _labelled_rows(path, ["sentence", "label"], {2: "sentence, label"}, [*CHEMPROT_LABELS, "False"],
@@ -244,26 +252,30 @@ def read_chemprot_tsv(
         else:
             rows.append((line, text, label))
     if group:
-        yield from _grouped_chemprot(rows, nlp, stats)
+        yield from _grouped_chemprot(rows, nlp, stats, texts)
 
 
 _ANY_CHEMPROT = re.compile(r"BC6ENTC|BC6ENTG|BC6OTHER")
 
 
-def _grouped_chemprot(rows, nlp, stats: ConversionStats) -> Iterator[Doc]:
+def _grouped_chemprot(rows, nlp, stats: ConversionStats, texts: Optional[SciBertTexts] = None) -> Iterator[Doc]:
     groups: Dict[str, list] = {}
     for line, text, label in rows:
-        groups.setdefault(_ANY_CHEMPROT.sub("\x00", text), []).append((line, text, label))
+        groups.setdefault(_ANY_CHEMPROT.sub(MASK, text), []).append((line, text, label))
+    written = WrittenSentences()
     for key, members in groups.items():
         roles: Dict[int, str] = {}  # placeholder occurrence -> BC6ENTC / BC6ENTG
         pairs = []
         for line, text, label in members:
             tokens = [m.group() for m in _ANY_CHEMPROT.finditer(text)]
             chem, gene = tokens.index("BC6ENTC"), tokens.index("BC6ENTG")
-            pairs.append((chem, gene, label))
+            pairs.append((chem, gene, label, line))
             for index, role in ((chem, "BC6ENTC"), (gene, "BC6ENTG")):
                 if roles.setdefault(index, role) != role:
                     roles[index] = "conflict"
+        if texts is not None:
+            _add_written(written, key, members[0][0], roles, pairs, texts, stats)
+            continue
         if "conflict" in roles.values():  # one mention used as chemical and as gene: keep rows apart
             for line, text, label in members:
                 ents = _one_each(None, line, text, CHEMPROT_PLACEHOLDERS)
@@ -284,11 +296,29 @@ def _grouped_chemprot(rows, nlp, stats: ConversionStats) -> Iterator[Doc]:
             pieces.append(token)
             cursor += len(token)
             occurrence += 1
-        specs = [(index_of[c], index_of[g], label) for c, g, label in pairs if label != "False"]
+        specs = [(index_of[c], index_of[g], label) for c, g, label, _ in pairs if label != "False"]
         yield _add_doc(nlp, "".join(pieces), ents, specs, stats)
+    for text, ents, specs, nested in written.sentences():
+        stats.skipped += [(line, "a relation on a mention nested in another (doc.ents cannot hold both)") for line in nested]
+        yield _add_doc(nlp, text, ents, specs, stats)
 
 
-_SCIBERT_MARKERS = re.compile(r"<< (.+?) >>|\[\[ (.+?) \]\]")
+def _add_written(written: WrittenSentences, key: str, line: int, roles, pairs, texts: SciBertTexts,
+                 stats: ConversionStats) -> None:
+    """The masked sentence ``key`` (first row ``line``) as SciBERT wrote it, if it has a relation and is found."""
+    if all(label == "False" for _, _, label, _ in pairs):
+        stats.without_text += 1  # SciBERT keeps sentences with a relation only
+        return
+    if "conflict" in roles.values():
+        stats.skipped.append((line, "one mention is the target chemical of a row and the target gene of another"))
+        return
+    found = texts.find(key)
+    if found is None:
+        stats.without_text += 1
+        return
+    text, spans = found
+    mentions = {occurrence: (*spans[occurrence], CHEMPROT_PLACEHOLDERS[mask]) for occurrence, mask in roles.items()}
+    written.add(text, mentions.values(), [(mentions[c], mentions[g], label, row) for c, g, label, row in pairs if label != "False"])
 
 
 def read_scibert_chemprot(
@@ -311,7 +341,7 @@ def read_scibert_chemprot(
                 if not isinstance(record, dict) or not isinstance(record.get("text"), str) or not record.get("label"):
                     raise CorpusFormatError(path, line, "expected an object with string fields 'text' and 'label'")
                 marked = record["text"]
-                found = list(_SCIBERT_MARKERS.finditer(marked))
+                found = list(SCIBERT_MARKERS.finditer(marked))
                 kinds = [m.group(1) is not None for m in found]
                 if len(found) != 2 or kinds.count(True) != 1:
                     raise CorpusFormatError(path, line, "expected one '<< ... >>' and one '[[ ... ]]' entity")

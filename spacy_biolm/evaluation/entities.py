@@ -8,7 +8,7 @@ compared by.
 """
 
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence, Union
 
 from ..loading import load_pipeline
 
@@ -109,21 +109,26 @@ def trained_on(config, corpora: Sequence[str]) -> List[str]:
 
 def evaluate_entity_corpora(model_path: Path, directory: Path, corpora: Sequence[str], output: Optional[Path] = None,
                             split: str = "test", use_gpu: int = -1,
-                            trained: Optional[Sequence[str]] = None) -> Dict[str, object]:
+                            trained: Optional[Union[Sequence[str], Mapping[str, Sequence[str]]]] = None) -> Dict[str, object]:
     """The pipeline at ``model_path`` on each corpus's ``directory/<corpus>/<split>.spacy``
     (converted to the release's entity types), scored on each type the corpus annotates
     completely (``spacy_biolm/corpora/entity_types.py``) and the pipeline predicts: ``{"types":
     the pipeline's, "trained_on": the corpora it trained on, "taught": {corpus: the types it taught},
     "corpora": {corpus: scores}}`` (a corpus sharing no type with the pipeline is left out);
     optionally written as JSON. ``trained`` names the corpora it trained on, each teaching every
-    type it annotates, where its config cannot (an assembled pipeline's components were trained
-    elsewhere); by default they are read from its ``[corpora.train]`` (:func:`taught_types`)."""
+    type it annotates (or ``{corpus: the types it taught}``), where its config cannot (an assembled
+    pipeline's components were trained elsewhere) or ``corpora`` leaves some out; by default they are
+    read from its ``[corpora.train]`` (:func:`taught_types`)."""
     from ..corpora.entity_types import annotated_types
 
     nlp = load_pipeline(model_path, use_gpu)
     types = pipeline_entity_types(nlp)
-    taught = ({corpus: list(annotated_types(corpus)) for corpus in trained} if trained is not None
-              else taught_types(nlp.config, corpora))
+    if trained is None:
+        taught = taught_types(nlp.config, corpora)
+    elif isinstance(trained, Mapping):
+        taught = {corpus: list(types) for corpus, types in trained.items()}
+    else:
+        taught = {corpus: list(annotated_types(corpus)) for corpus in trained}
     results: Dict[str, object] = {"model": str(model_path), "split": split, "types": types,
                                   "trained_on": list(taught), "taught": taught, "corpora": {}}
     for corpus in corpora:

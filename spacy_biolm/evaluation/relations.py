@@ -13,12 +13,15 @@ import statistics
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+from spacy.training import Example
+
 from ..loading import load_pipeline
 from .baselines import all_positive_relations
 
 __all__ = [
     "METRICS",
     "evaluate_relations",
+    "with_found_entities",
     "summarise_folds",
     "cv_markdown",
     "relation_architecture",
@@ -41,19 +44,32 @@ def relation_architecture(config_path: Path) -> str:
 
 
 def evaluate_relations(
-    model_path: Path, data_path: Path, output: Optional[Path] = None, limit: int = 0, use_gpu: int = -1
+    model_path: Path, data_path: Path, output: Optional[Path] = None, limit: int = 0, use_gpu: int = -1,
+    entities_from: Optional[Path] = None,
 ) -> Dict[str, object]:
-    """Score a trained pipeline on a relation DocBin (gold entities; the first ``limit`` docs
-    when ``limit`` > 0) on GPU ``use_gpu`` (-1: CPU), with the all-positive baseline on the same
-    candidate pairs under ``baselines``; optionally write JSON."""
+    """Score a trained pipeline on a relation DocBin (the first ``limit`` docs when ``limit`` > 0) on
+    GPU ``use_gpu`` (-1: CPU), with the all-positive baseline on the same candidate pairs under
+    ``baselines``; optionally write JSON.
+
+    The pairs are drawn from the gold entities, as the papers score, or with ``entities_from`` (a
+    pipeline that finds the extractor's entity types) from the entities it finds in each sentence's
+    text, end to end: a relation then counts only where both its entities were found exactly. Those
+    entities' scores against the gold ones are under ``entities``."""
     from ..corpora.relations import RelationCorpus
 
     nlp = load_pipeline(model_path, use_gpu)
-    examples = list(RelationCorpus(data_path, limit=limit)(nlp))
-    scores = nlp.evaluate(examples)
     extractor = nlp.get_pipe("relation_extractor")
+    examples = list(RelationCorpus(data_path, limit=limit, gold_entities=entities_from is None)(nlp))
+    if entities_from is not None:
+        examples = with_found_entities(load_pipeline(entities_from, use_gpu), nlp, examples, extractor.pair_types)
+    scores = nlp.evaluate(examples)
     scores["pairs"] = sum(len(extractor.candidate_pairs(eg.predicted)) for eg in examples)
     scores["docs"] = len(examples)
+    scores["entities_from"] = "gold" if entities_from is None else str(entities_from)
+    if entities_from is not None:
+        from ..pipes.entity_scorer import score_annotated_entities
+
+        scores["entities"] = score_annotated_entities(examples, spans_key=None)
     name, baseline = all_positive_relations(examples, extractor.candidate_pairs)
     scores["baselines"] = {name: {key: baseline[key] for key in METRICS}}
     if output is not None:
@@ -63,6 +79,26 @@ def evaluate_relations(
         Path(output).write_text(json.dumps(stamp_json(scores, device="gpu" if use_gpu >= 0 else "cpu"), indent=2),
                                 encoding="utf8")
     return scores
+
+
+def with_found_entities(finder, nlp, examples: Sequence[Example], pair_types: Sequence[Sequence[str]]) -> List[Example]:
+    """``examples`` whose predicted Docs (in ``nlp``'s vocab, ``finder``'s tokens) hold the entities
+    ``finder`` found in the reference text, of the types ``pair_types`` pairs: an entity of another
+    type would be read as an "other entity" the extractor was not trained to see. A type no pair
+    names, or one ``finder`` cannot find, raises ValueError."""
+    from spacy.tokens import Doc, Span
+
+    wanted = {label for pair in pair_types for label in pair}
+    findable = {label for _, pipe in finder.pipeline for label in getattr(pipe, "labels", ())}
+    if not wanted or not wanted <= findable:
+        raise ValueError(f"the entity pipeline finds {sorted(findable)}; the relation extractor pairs {sorted(wanted)}")
+    found_docs = finder.pipe(eg.reference.text for eg in examples)
+    out = []
+    for eg, found in zip(examples, found_docs):
+        doc = Doc(nlp.vocab, words=[t.text for t in found], spaces=[bool(t.whitespace_) for t in found])
+        doc.ents = [Span(doc, e.start, e.end, label=e.label_) for e in found.ents if e.label_ in wanted]
+        out.append(Example(doc, eg.reference))
+    return out
 
 
 def summarise_folds(results: Sequence[Dict[str, object]]) -> Dict[str, object]:
@@ -136,4 +172,10 @@ def relations_table(results: Dict[str, Path], dataset: str, paper_results: Optio
              f"({'micro over CPR:3,4,5,6,9' if dataset == 'CHEMPROT' else 'positive class'}).", "",
              "| model | P | R | F1 |", "|---|---:|---:|---:|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
+    for name, path in results.items():
+        found = json.loads(Path(path).read_text(encoding="utf8")).get("entities")
+        if found and found.get("ents_per_type"):
+            per_type = ", ".join(f"{label} P {100 * v['p']:.1f}, R {100 * v['r']:.1f}, F1 {100 * v['f']:.1f}"
+                                 for label, v in found["ents_per_type"].items())
+            lines += ["", f"{name}: the entities found against the gold ones: {per_type}."]
     return "\n".join(lines) + "\n"

@@ -42,7 +42,7 @@ def run_held_out(
     from spacy.util import load_config
 
     from ..corpora.entity_types import ENTITY_TYPES
-    from ..evaluation.entities import evaluate_entity_corpora, trained_on
+    from ..evaluation.entities import evaluate_entity_corpora, taught_types
     from ..run_record import write_json
 
     if not corpora:
@@ -63,7 +63,7 @@ def run_held_out(
             train(config_path, run_dir, use_gpu=use_gpu, overrides=run_overrides)
             trained = time.perf_counter()
             # Every corpus of the table the run read, not only the one scored: the column's record of each run.
-            read = trained_on(load_config(run_dir / "model-best" / "config.cfg"), list(ENTITY_TYPES))
+            read = taught_types(load_config(run_dir / "model-best" / "config.cfg"), list(ENTITY_TYPES))
             if corpus in read:
                 raise RuntimeError(f"{run_dir}/model-best trained on {corpus}, the corpus it was to leave out")
             result = evaluate_entity_corpora(run_dir / "model-best", directory, [corpus], split=split, use_gpu=use_gpu,

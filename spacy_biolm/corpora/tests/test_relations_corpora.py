@@ -115,3 +115,55 @@ def test_skip_invalid_reports_rows_and_the_reader_gives_gold_entities(tmp_path):
     assert len(list(RelationCorpus(tmp_path / "train.spacy", limit=2)(nlp))) == 2
     with pytest.raises(FileNotFoundError, match="relation corpus not found"):
         RelationCorpus(tmp_path / "missing.spacy")
+
+
+CHEMPROT_MASKED = (
+    "sentence\tlabel\n"
+    "BC6ENTC inhibits BC6ENTG but not BC6OTHER in rat liver .\tCPR:4\n"
+    "BC6ENTC inhibits BC6OTHER but not BC6ENTG in rat liver .\tFalse\n"
+    "It is converted to BC6ENTC by BC6ENTG ( BC6OTHER ) .\tCPR:9\n"
+    "It is converted to BC6ENTC by BC6OTHER - BC6OTHER aminotransferase ( BC6ENTG ) .\tCPR:9\n"
+    "It is converted to BC6OTHER by BC6ENTC - BC6OTHER aminotransferase ( BC6ENTG ) .\tCPR:4\n"
+    "BC6ENTC binds BC6ENTG weakly .\tFalse\n"
+    "BC6ENTC activates BC6ENTG .\tCPR:3\n"
+)
+SCIBERT_WRITTEN = [
+    "<< Aspirin >> inhibits [[ COX-2 ]] but not COX-1 in rat liver.",
+    "It is converted to << glycine >> by [[ alanine-glyoxylate aminotransferase ]] (AGAT).",
+    "It is converted to << glycine >> by alanine-glyoxylate aminotransferase ([[ AGAT ]]).",
+]
+
+
+def test_chemprot_sentences_get_their_words_back_from_scibert(tmp_path, nlp):
+    from spacy_biolm.corpora.relations import ConversionStats
+
+    tsv, scibert = tmp_path / "test.tsv", tmp_path / "test.txt"
+    tsv.write_text(CHEMPROT_MASKED, encoding="utf8")
+    scibert.write_text("".join(json.dumps({"text": t, "label": "X", "metadata": []}) + "\n" for t in SCIBERT_WRITTEN), encoding="utf8")
+    stats = ConversionStats()
+    docs = list(read_chemprot_tsv(tsv, nlp, text_from=scibert, stats=stats))
+    assert [d.text for d in docs] == ["Aspirin inhibits COX-2 but not COX-1 in rat liver.",
+                                      "It is converted to glycine by alanine-glyoxylate aminotransferase (AGAT)."]
+    assert [(e.text, e.label_) for e in docs[0].ents] == [("Aspirin", "CHEMICAL"), ("COX-2", "GENE"), ("COX-1", "GENE")]
+    assert [(r.head.text, r.tail.text, r.label) for r in docs[0]._.relations] == [("Aspirin", "COX-2", "CPR:4")]
+    # Three templates of one sentence merge; "alanine" nests in the gene, so doc.ents keeps the gene and
+    # its relation is reported by line, not dropped silently.
+    assert [(e.text, e.label_) for e in docs[1].ents] == [
+        ("glycine", "CHEMICAL"), ("alanine-glyoxylate aminotransferase", "GENE"), ("AGAT", "GENE")]
+    assert sorted((r.head.text, r.tail.text, r.label) for r in docs[1]._.relations) == [
+        ("glycine", "AGAT", "CPR:9"), ("glycine", "alanine-glyoxylate aminotransferase", "CPR:9")]
+    report = stats.to_dict()
+    # The negative-only sentence is not in SciBERT's file (positives only), nor the one with CPR:3.
+    assert report["sentences_without_text"] == 2
+    assert report["skipped"] == [{"line": 6, "reason": "a relation on a mention nested in another (doc.ents cannot hold both)"}]
+    assert report["relations"] == {"CPR:4": 1, "CPR:9": 2}
+
+
+def test_written_sentence_is_found_only_when_unambiguous():
+    from spacy_biolm.corpora.chemprot_text import MASK, SciBertTexts
+
+    texts = SciBertTexts(["Aspirin inhibits COX-2.", "Ibuprofen inhibits COX-2.", "Aspirin blocks COX-1 (PTGS1)."])
+    assert SciBertTexts(["Aspirin blocks COX-1 (PTGS1)."]).find(f"{MASK} blocks {MASK} ( {MASK} ) .") == (
+        "Aspirin blocks COX-1 (PTGS1).", [(0, 7), (15, 20), (22, 27)])
+    assert texts.find(f"{MASK} inhibits {MASK} .") is None  # two sentences fit: neither is guessed
+    assert texts.find(f"{MASK} activates {MASK} .") is None

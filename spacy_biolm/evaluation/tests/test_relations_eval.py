@@ -60,3 +60,43 @@ def test_fold_baselines_are_averaged_and_shown_beside_ours(tmp_path):
     (tmp_path / "cv.json").write_text(json.dumps(summary))
     table = relations_table({"cv": tmp_path / "cv.json"}, "GAD")
     assert f"| {baseline}, same test Docs as cv (baseline) | 50.00 (14.14) | 100.00 (0.00) | 70.00 (14.14) |" in table
+
+
+def test_found_entities_replace_the_gold_ones_for_end_to_end_scores():
+    import spacy
+    from spacy.training import Example
+
+    from spacy_biolm.doc_data import Relation, get_relations, set_relations
+    from spacy_biolm.evaluation.relations import with_found_entities
+    from spacy_biolm.pipes.relation_extractor.scorer import score_relations
+
+    finder = spacy.blank("en")
+    finder.add_pipe("entity_ruler").add_patterns([
+        {"label": "CHEMICAL", "pattern": "aspirin"}, {"label": "GENE", "pattern": "COX-2"}, {"label": "SPECIES", "pattern": "rat"}])
+    nlp = spacy.blank("en")
+    reference = nlp("aspirin inhibits COX-2 but not COX-1 in rat liver")
+    reference.ents = [reference.char_span(*where) for where in ((0, 7, "CHEMICAL"), (17, 22, "GENE"), (31, 36, "GENE"))]
+    set_relations(reference, [Relation(reference.ents[0], reference.ents[1], "CPR:4"),
+                              Relation(reference.ents[0], reference.ents[2], "CPR:4")])
+    (example,) = with_found_entities(finder, nlp, [Example(nlp.make_doc(reference.text), reference)], [["CHEMICAL", "GENE"]])
+    assert example.predicted.vocab is nlp.vocab
+    # SPECIES is no pair's type: an extractor would read it as an "other entity" it never saw.
+    assert [(e.text, e.label_) for e in example.predicted.ents] == [("aspirin", "CHEMICAL"), ("COX-2", "GENE")]
+    chemical, gene = example.predicted.ents
+    set_relations(example.predicted, [Relation(chemical, gene, "CPR:4")])
+    scores = score_relations([example])
+    assert (scores["rel_micro_p"], scores["rel_micro_r"]) == (1.0, 0.5)  # COX-1 was never found
+    assert len(get_relations(example.reference)) == 2
+    with pytest.raises(ValueError, match=r"finds \['CHEMICAL', 'GENE', 'SPECIES'\]; the relation extractor pairs \['DISEASE', 'GENE'\]"):
+        with_found_entities(finder, nlp, [example], [["GENE", "DISEASE"]])
+
+
+def test_end_to_end_table_names_the_entities_found(tmp_path):
+    prf = {"rel_micro_p": 0.5, "rel_micro_r": 0.25, "rel_micro_f": 1 / 3}
+    (tmp_path / "gold.json").write_text(json.dumps(prf), encoding="utf8")
+    found = {**prf, "entities": {"ents_per_type": {"CHEMICAL": {"p": 0.8, "r": 0.6, "f": 0.6857}}}}
+    (tmp_path / "found.json").write_text(json.dumps(found), encoding="utf8")
+    table = relations_table({"gold entities": tmp_path / "gold.json", "entities found": tmp_path / "found.json"}, "CHEMPROT")
+    assert "| entities found | 50.00 | 25.00 | 33.33 |" in table
+    assert table.count("against the gold ones") == 1
+    assert "entities found: the entities found against the gold ones: CHEMICAL P 80.0, R 60.0, F1 68.6." in table
