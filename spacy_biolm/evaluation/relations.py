@@ -61,7 +61,7 @@ def evaluate_relations(
     extractor = nlp.get_pipe("relation_extractor")
     examples = list(RelationCorpus(data_path, limit=limit, gold_entities=entities_from is None)(nlp))
     if entities_from is not None:
-        examples = with_found_entities(load_pipeline(entities_from, use_gpu), nlp, examples, extractor.pair_types)
+        examples = with_found_entities(load_pipeline(entities_from, use_gpu), nlp, examples, extractor.cfg["pair_types"])
     scores = nlp.evaluate(examples)
     scores["pairs"] = sum(len(extractor.candidate_pairs(eg.predicted)) for eg in examples)
     scores["docs"] = len(examples)
