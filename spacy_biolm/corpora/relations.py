@@ -284,8 +284,8 @@ def _grouped_chemprot(rows, nlp, stats: ConversionStats, texts: Optional[SciBert
             continue
         pieces, ents, index_of, cursor = [], [], {}, 0
         occurrence = 0
-        for part in re.split("(\x00)", key):
-            if part != "\x00":
+        for part in re.split(f"({MASK})", key):
+            if part != MASK:
                 pieces.append(part)
                 cursor += len(part)
                 continue

@@ -126,7 +126,7 @@ def evaluate_entity_corpora(model_path: Path, directory: Path, corpora: Sequence
     if trained is None:
         taught = taught_types(nlp.config, corpora)
     elif isinstance(trained, Mapping):
-        taught = {corpus: list(types) for corpus, types in trained.items()}
+        taught = {corpus: list(corpus_types) for corpus, corpus_types in trained.items()}
     else:
         taught = {corpus: list(annotated_types(corpus)) for corpus in trained}
     results: Dict[str, object] = {"model": str(model_path), "split": split, "types": types,

@@ -152,9 +152,14 @@ def paper_re_rows(paper_results: Path, dataset: str) -> List[List[str]]:
 def relations_table(results: Dict[str, Path], dataset: str, paper_results: Optional[Path] = None) -> str:
     """Markdown table: ours (``name -> scores JSON``, from ``relations-evaluate`` or ``cv.json``)
     beside the published numbers."""
-    rows = []
+    rows, found_lines = [], []
     for name, path in results.items():
         scores = json.loads(Path(path).read_text(encoding="utf8"))
+        found = (scores.get("entities") or {}).get("ents_per_type")
+        if found:
+            per_type = ", ".join(f"{label} P {100 * v['p']:.1f}, R {100 * v['r']:.1f}, F1 {100 * v['f']:.1f}"
+                                 for label, v in found.items())
+            found_lines += ["", f"{name}: the entities found against the gold ones: {per_type}."]
         if "rel_micro_f_mean" in scores:
             cells = [f"{scores[f'{k}_mean']:.2f} ({scores[f'{k}_std']:.2f})" for k in METRICS]
         else:
@@ -171,11 +176,5 @@ def relations_table(results: Dict[str, Path], dataset: str, paper_results: Optio
     lines = [f"{dataset} relation extraction, test set, P/R/F1 percent "
              f"({'micro over CPR:3,4,5,6,9' if dataset == 'CHEMPROT' else 'positive class'}).", "",
              "| model | P | R | F1 |", "|---|---:|---:|---:|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    for name, path in results.items():
-        found = json.loads(Path(path).read_text(encoding="utf8")).get("entities")
-        if found and found.get("ents_per_type"):
-            per_type = ", ".join(f"{label} P {100 * v['p']:.1f}, R {100 * v['r']:.1f}, F1 {100 * v['f']:.1f}"
-                                 for label, v in found["ents_per_type"].items())
-            lines += ["", f"{name}: the entities found against the gold ones: {per_type}."]
+    lines += ["| " + " | ".join(row) + " |" for row in rows] + found_lines
     return "\n".join(lines) + "\n"
