@@ -264,24 +264,25 @@ def held_out_cli(
 def multitask_cli(
     model_dir: Path = typer.Argument(..., help="The multi-task pipeline (training/multitask/model-best); its hallmarks thresholds are tuned in place"),
     output_dir: Path = typer.Argument(..., help="Directory for <row>_test.json, one per release row (what release-meta reads)"),
-    entities: List[str] = typer.Option(..., "--entities", help="ROW=TYPE[,TYPE]=TEST.spacy: a NER test set and the entity types it annotates, e.g. ner=DISEASE=corpus/ner/NCBI-disease/test.spacy; repeatable"),
-    relations: Path = typer.Option(..., "--relations", help="Relation test DocBin (gold entities)"),
-    hoc_dev: Path = typer.Option(..., "--hoc-dev", help="HoC dev DocBin: the hallmarks' thresholds are tuned on it"),
-    hoc_test: Path = typer.Option(..., "--hoc-test", help="HoC test DocBin"),
+    entities: List[str] = typer.Option(..., "--entities", help="ROW=TYPE[,TYPE]=TEST.spacy[,TEST.spacy]: NER test sets and the entity types they annotate, e.g. ner=DISEASE=corpus/ner/NCBI-disease/test.spacy (several: their macro average); repeatable"),
+    relations: Optional[Path] = typer.Option(None, "--relations", help="Relation test DocBin (gold entities)"),
+    hoc_dev: Optional[Path] = typer.Option(None, "--hoc-dev", help="HoC dev DocBin: the hallmarks' thresholds are tuned on it"),
+    hoc_test: Optional[Path] = typer.Option(None, "--hoc-test", help="HoC test DocBin"),
     objective: str = objective_option(),
     gpu_id: int = gpu_option(),
 ):
     """Score every component of a multi-task pipeline on its own test set, as the per-task
-    pipelines are scored: the ner on each test set's entity types, the relations on gold
-    entities, the hallmarks with thresholds tuned on dev."""
+    pipelines are scored: the ner on each test set's entity types (a row of several test sets:
+    their macro average), the relations on gold entities, the hallmarks with thresholds tuned on
+    dev. Without --relations or --hoc-test those rows are left out (a pipeline of NER components)."""
     from ..evaluation.multitask import evaluate_multitask
 
     rows = {}
     for item in entities:
-        row, types, path = (item.split("=", 2) + ["", ""])[:3]
-        if not (row and types and path):
-            raise typer.BadParameter(f"--entities expects ROW=TYPE[,TYPE]=TEST.spacy, got {item!r}")
-        rows[row] = ([t for t in types.split(",") if t], Path(path))
+        row, types, paths = (item.split("=", 2) + ["", ""])[:3]
+        if not (row and types and paths):
+            raise typer.BadParameter(f"--entities expects ROW=TYPE[,TYPE]=TEST.spacy[,TEST.spacy], got {item!r}")
+        rows[row] = ([t for t in types.split(",") if t], [Path(p) for p in paths.split(",") if p])
     output_dir.mkdir(parents=True, exist_ok=True)
     with user_errors(ValueError, OSError):
         written = evaluate_multitask(model_dir, output_dir, rows, relations, hoc_dev, hoc_test, objective=objective,

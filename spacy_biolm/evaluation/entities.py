@@ -12,31 +12,41 @@ from typing import Dict, List, Mapping, Optional, Sequence, Union
 
 from ..loading import load_pipeline
 
-__all__ = ["evaluate_entity_types", "score_entity_types", "evaluate_entity_corpora", "pipeline_entity_types",
+__all__ = ["evaluate_entity_types", "score_entity_types", "predict_entities", "score_predicted_entities", "evaluate_entity_corpora", "pipeline_entity_types",
            "taught_types", "trained_on", "entity_corpora_table"]
 
 
-def score_entity_types(nlp, data_path: Path, types: Sequence[str]) -> Dict[str, object]:
-    """``ents_p``, ``ents_r``, ``ents_f`` and ``ents_per_type`` of ``nlp`` on the DocBin
-    ``data_path``, counting entities of ``types`` only (predictions over missing gold tokens
-    neither right nor wrong), with ``types`` and ``docs``. Where the pipeline keeps its entities in
-    ``doc.spans["entities"]`` (``typed_ner``) those are scored, and ``doc_ents`` holds the scores
-    of ``doc.ents``, which leaves out an entity that overlaps one found before it."""
+def predict_entities(nlp, data_path: Path) -> List["Example"]:
+    """``nlp``'s predictions on the DocBin ``data_path``, each an Example of the predicted Doc and
+    its gold one: score them for several sets of types with :func:`score_predicted_entities`."""
     from spacy.training import Corpus, Example
 
+    examples = list(Corpus(str(data_path))(nlp))
+    return [Example(doc, eg.reference) for doc, eg in zip(nlp.pipe(eg.predicted for eg in examples), examples)]
+
+
+def score_predicted_entities(predicted: Sequence["Example"], types: Sequence[str]) -> Dict[str, object]:
+    """``ents_p``, ``ents_r``, ``ents_f`` and ``ents_per_type`` of :func:`predict_entities`'
+    Examples, counting entities of ``types`` only (predictions over missing gold tokens neither
+    right nor wrong), with ``types`` and ``docs``. Where the pipeline keeps its entities in
+    ``doc.spans["entities"]`` (``typed_ner``) those are scored, and ``doc_ents`` holds the scores
+    of ``doc.ents``, which leaves out an entity that overlaps one found before it."""
     from ..doc_data import ENTITIES_SPANS_KEY, set_annotated_entity_types
     from ..pipes.entity_scorer import score_annotated_entities
 
-    examples = list(Corpus(str(data_path))(nlp))
-    for eg in examples:
+    for eg in predicted:
         set_annotated_entity_types(eg.reference, types)
-    predicted = [Example(doc, eg.reference) for doc, eg in zip(nlp.pipe(eg.predicted for eg in examples), examples)]
     scores = score_annotated_entities(predicted)
     if any(ENTITIES_SPANS_KEY in eg.predicted.spans for eg in predicted):
         in_ents = score_annotated_entities(predicted, spans_key=None)
         scores["doc_ents"] = {key: in_ents[key] for key in ("ents_p", "ents_r", "ents_f")}
-    scores.update({"types": sorted(types), "docs": len(examples)})
+    scores.update({"types": sorted(types), "docs": len(predicted)})
     return scores
+
+
+def score_entity_types(nlp, data_path: Path, types: Sequence[str]) -> Dict[str, object]:
+    """:func:`score_predicted_entities` of ``nlp`` on the DocBin ``data_path`` for ``types``."""
+    return score_predicted_entities(predict_entities(nlp, data_path), types)
 
 
 def _write(output: Optional[Path], scores: Dict[str, object], use_gpu: int) -> None:

@@ -162,15 +162,17 @@ def one_encoder_table(per_task: Path, one_encoder: Path, speed: Optional[Path] =
     ``speed`` (benchmarks/results/release_encoders.json), each release's words/s, its ratio to one
     raw forward of its encoder and the encoder passes per token. ``labels`` name the two score
     columns (any two results of the same components: float32 and float16 weights, ...). A
-    component missing from ``per_task`` is an error naming it."""
+    component ``per_task`` lacks (the release's entity types that never had a pipeline of their
+    own) shows – there and no change, and a note under the table names it."""
     results = {name: json.loads(Path(path).read_text(encoding="utf8")) for name, path in
                [("per task", per_task), ("one", one_encoder)]}
     before = {c["component"]: c for c in results["per task"]["components"]}
-    rows, borrowed = [], False
+    rows, borrowed, absent = [], False, []
     for c in results["one"]["components"]:
-        if c["component"] not in before:
-            raise KeyError(f"{per_task} has no {c['component']!r}: the release run scores every component one-encoder does")
-        old, metric = before[c["component"]], c["metric"]
+        old, metric = before.get(c["component"]), c["metric"]
+        if old is None:
+            absent.append(c["component"])
+            old = {"ours": None}
         change = None if old["ours"] is None or c["ours"] is None else c["ours"] - old["ours"]
         change_text = "n/a" if change is None else (f"{change:+.3f}" if metric == "MRR" else f"{100 * change:+.1f}")
         baseline, at_or_above = c["baseline"], c["at_or_above_baseline"]
@@ -180,13 +182,16 @@ def one_encoder_table(per_task: Path, one_encoder: Path, speed: Optional[Path] =
             borrowed = True
         baseline = baseline or {"name": "none measured", "value": None}
         verdict = _verdict(at_or_above)
-        rows.append([f"`{c['component']}`", c["test_set"], metric, _shown(old["ours"], metric), _shown(c["ours"], metric),
-                     change_text, f"{_shown(baseline['value'], metric)} ({baseline['name']})", verdict])
+        before_cell = "–" if c["component"] in absent else _shown(old["ours"], metric)
+        rows.append([f"`{c['component']}`", c["test_set"], metric, before_cell, _shown(c["ours"], metric), change_text,
+                     f"{_shown(baseline['value'], metric)} ({baseline['name']})", verdict])
     header = ["component", "test set", "metric", *labels, "change",
               "strongest baseline" if borrowed else "strongest baseline, same run", f"{labels[1]} ≥ baseline"]
     run = results["one"]
     text = (f"Run: profile {run.get('profile')}, device {run.get('device')}, encoder {run.get('encoder')}.\n\n"
             + markdown_table(header, rows, numeric=False))
+    if absent:
+        text += f"\n– {labels[0]} has no {', '.join(f'`{name}`' for name in absent)}.\n"
     if speed is not None:
         bench = json.loads(Path(speed).read_text(encoding="utf8"))
         speed_rows = [[name, f"{p['words_per_second']:.0f}", f"{p['raw_forward_words_per_second']:.0f}",

@@ -284,6 +284,49 @@ def test_evaluate_multitask_writes_a_test_score_per_release_row(trained, overrid
     assert bad.exit_code != 0 and "ROW=TYPE" in bad.output
 
 
+def test_a_row_of_several_test_sets_is_their_macro_average_and_entity_rows_need_no_other_task(trained, overrides, tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+    from spacy_biolm.evaluation.multitask import evaluate_multitask
+
+    ner_dev, gene_dev = Path(overrides["paths.ner_dev"]), Path(overrides["paths.ner_gene_dev"])
+    # DISEASE on two test sets: NCBI-style (diseases annotated) and one whose DISEASE mentions are none of its entities.
+    nlp = spacy.blank("en")
+    docs = [nlp.make_doc(f"Patients {i} with ataxia telangiectasia were seen .") for i in range(3)]
+    unannotated = tmp_path / "no_diseases.spacy"
+    DocBin(docs=docs).to_disk(unannotated)
+    # ner_dev is annotated once for two rows: first scored for GENE, then for DISEASE.
+    written = evaluate_multitask(trained, tmp_path / "one", {"genes_there": (["GENE"], [ner_dev]), "ner": (["DISEASE"], [ner_dev]),
+                                                             "other": (["DISEASE"], [unannotated])})
+    assert sorted(written) == ["genes_there", "ner", "other"]  # no relation, no hallmarks row without their test sets
+    one, other, genes = (json.loads(written[row].read_text()) for row in ("ner", "other", "genes_there"))
+    assert genes["types"] == ["GENE"] and one["types"] == ["DISEASE"]
+    written = evaluate_multitask(trained, tmp_path / "macro", {"ner": (["DISEASE"], [ner_dev, unannotated])})
+    macro = json.loads(written["ner"].read_text())
+    assert macro["average"] == "macro" and list(macro["test_sets"]) == [str(ner_dev), str(unannotated)]
+    assert macro["test_sets"][str(ner_dev)] == {k: v for k, v in one.items() if k != "run"}  # scoring the set for GENE first changed nothing
+    for key in ("ents_p", "ents_r", "ents_f"):
+        assert macro[key] == pytest.approx(((one[key] or 0.0) + (other[key] or 0.0)) / 2)
+        assert macro["doc_ents"][key] == pytest.approx(((one["doc_ents"][key] or 0.0) + (other["doc_ents"][key] or 0.0)) / 2)
+    assert macro["docs"] == one["docs"] + other["docs"] and macro["types"] == ["DISEASE"]
+    assert "test_sets" not in one and one["types"] == ["DISEASE"]  # one test set: its own scores
+    with pytest.raises(ValueError, match="both a dev set"):
+        evaluate_multitask(trained, tmp_path / "bad", {"ner": (["DISEASE"], [ner_dev])}, hoc_dev=ner_dev)
+    with pytest.raises(ValueError, match="names no test set"):
+        evaluate_multitask(trained, tmp_path / "bad", {"ner": (["DISEASE"], [])})
+    with pytest.raises(ValueError, match="more than once"):
+        evaluate_multitask(trained, tmp_path / "bad", {"ner": (["DISEASE"], [ner_dev, ner_dev])})
+    copy = tmp_path / "gene_copy.spacy"
+    copy.write_bytes(gene_dev.read_bytes())
+    result = CliRunner().invoke(app, ["evaluate", "multitask", str(trained), str(tmp_path / "cli"),
+                                      "--entities", f"ner_gene=GENE={gene_dev},{copy}"])
+    assert result.exit_code == 0, result.output
+    gene = json.loads((tmp_path / "cli" / "ner_gene_test.json").read_text())
+    assert gene["ents_f"] == pytest.approx(gene["test_sets"][str(gene_dev)]["ents_f"])  # a set and its copy: its score
+    assert sorted(path.name for path in (tmp_path / "cli").iterdir()) == ["ner_gene_test.json"]
+
+
 def test_the_config_grown_by_entity_types_trains_with_spacy_train_one_typed_ner_per_type(overrides, tmp_path):
     from typer.testing import CliRunner
 

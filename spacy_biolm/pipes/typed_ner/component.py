@@ -22,6 +22,7 @@ Its labels are ``entity_types`` (config), never learnt from the data.
 """
 
 from contextlib import contextmanager
+from itertools import islice
 from typing import Callable, Iterator, List, Optional, Sequence
 
 import numpy
@@ -35,6 +36,11 @@ from thinc.api import Model
 from ...doc_data import ENTITIES_SPANS_KEY, annotated_entity_types
 
 __all__ = ["TypedEntityRecognizer", "make_typed_ner", "learning_view"]
+
+#: How many training Examples ``initialize`` reads: spaCy's parser, given its labels, sizes the
+#: model on its first 10 Docs, but validates every Example of the stream it is given first (a
+#: full pass over all of a multi-task pipeline's corpora, for each ``typed_ner``).
+INIT_SAMPLE_SIZE = 10
 
 _ENT_ATTRS = [ENT_IOB, ENT_TYPE, ENT_KB_ID]
 
@@ -105,7 +111,8 @@ class TypedEntityRecognizer(EntityRecognizer):
             raise ValueError(f"typed_ner '{self.name}': initialize labels {sorted(labels)} differ from its "
                              f"entity_types {list(self.entity_types)}")
         actions = self.moves.get_actions(entity_types=self.entity_types)
-        super().initialize(lambda: (self._learning_example(eg) for eg in get_examples()), nlp=nlp, labels=actions)
+        sample = [self._learning_example(eg) for eg in islice(get_examples(), INIT_SAMPLE_SIZE)]
+        super().initialize(lambda: sample, nlp=nlp, labels=actions)
 
     def _learning_example(self, eg: Example) -> Example:
         view = learning_view(eg.reference, self.entity_types)

@@ -6,7 +6,7 @@ from spacy.tokens import Span
 from spacy.training import Example
 
 from spacy_biolm.doc_data import set_annotated_entity_types
-from spacy_biolm.pipes.typed_ner.component import learning_view
+from spacy_biolm.pipes.typed_ner.component import INIT_SAMPLE_SIZE, learning_view
 from spacy_biolm.testing import overfit
 
 SMALL_TOK2VEC = {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 32, "depth": 1,
@@ -126,6 +126,24 @@ def test_labels_come_from_the_config_only():
         ner.add_label("DISEASE")
     with pytest.raises(ValueError, match="entity_types must name"):
         spacy.blank("en").add_pipe("typed_ner", config={"model": SMALL_MODEL})
+
+
+def test_initialize_reads_a_sample_of_the_stream_not_all_of_it():
+    # spaCy's parser validates every Example it is given; a multi-task stream is long.
+    nlp = _pipeline()
+    examples = _corpus(nlp) * 20
+    read = []
+
+    def stream():
+        for eg in examples:
+            read.append(eg)
+            yield eg
+
+    nlp.get_pipe("ner").initialize(stream, nlp=nlp)
+    assert len(read) == INIT_SAMPLE_SIZE < len(examples)
+    assert nlp.get_pipe("ner").labels == ("DISEASE",)
+    with pytest.raises(TypeError):
+        nlp.get_pipe("ner_gene").initialize(lambda: iter([]), nlp=nlp)
 
 
 def test_round_trip_keeps_types_and_predictions(tmp_path):
