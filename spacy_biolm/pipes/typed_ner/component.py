@@ -121,8 +121,20 @@ class TypedEntityRecognizer(EntityRecognizer):
     def update(self, examples: Sequence[Example], *, drop: float = 0.0, sgd=None, losses=None):
         """spaCy's update on each Example's :func:`learning_view`, parsed from a Doc without entities."""
         examples = [self._learning_example(eg) for eg in examples]
-        with _parsed_as_in_training([eg.predicted for eg in examples]):
-            return super().update(examples, drop=drop, sgd=sgd, losses=losses)
+        docs = [eg.predicted for eg in examples]
+        with _parsed_as_in_training(docs):
+            if any(self.moves.has_gold(eg) for eg in examples) or not any(len(doc) for doc in docs):
+                return super().update(examples, drop=drop, sgd=sgd, losses=losses)
+            # No Example teaches these types. spaCy's parser would return without reading its
+            # listener, and the last listener of a shared tok2vec or transformer is the one whose
+            # backprop updates it: the gradients the other components sent it for this batch
+            # would be dropped. A zero gradient passes them on.
+            tok2vec = self.model.get_ref("tok2vec")
+            vectors, backprop = tok2vec.begin_update(docs)
+            backprop(tok2vec.ops.alloc2f(*vectors.shape))
+        losses = {} if losses is None else losses
+        losses.setdefault(self.name, 0.0)
+        return losses
 
     def predict(self, docs: Sequence[Doc]):
         with _parsed_as_in_training(docs):

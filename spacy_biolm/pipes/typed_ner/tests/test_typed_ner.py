@@ -5,7 +5,7 @@ import spacy
 from spacy.tokens import Span
 from spacy.training import Example
 
-from spacy_biolm.doc_data import set_annotated_entity_types
+from spacy_biolm.doc_data import annotated_entity_types, set_annotated_entity_types
 from spacy_biolm.pipes.typed_ner.component import INIT_SAMPLE_SIZE, learning_view
 from spacy_biolm.testing import overfit
 
@@ -144,6 +144,27 @@ def test_initialize_reads_a_sample_of_the_stream_not_all_of_it():
     assert nlp.get_pipe("ner").labels == ("DISEASE",)
     with pytest.raises(TypeError):
         nlp.get_pipe("ner_gene").initialize(lambda: iter([]), nlp=nlp)
+
+
+def test_a_batch_that_teaches_the_last_listener_nothing_still_updates_the_shared_tok2vec():
+    # The last listener's backprop is what updates a shared tok2vec (or transformer); ner_gene is
+    # last here, and a batch of disease sentences teaches it nothing.
+    import numpy
+
+    listening = {**SMALL_MODEL, "tok2vec": {"@architectures": "spacy.Tok2VecListener.v1", "width": 32, "upstream": "*"}}
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tok2vec", config={"model": SMALL_TOK2VEC})
+    nlp.add_pipe("typed_ner", name="ner", config={"entity_types": ["DISEASE"], "model": listening})
+    nlp.add_pipe("typed_ner", name="ner_gene", config={"entity_types": ["GENE"], "model": listening})
+    examples = _corpus(nlp)
+    optimizer = nlp.initialize(lambda: examples)
+    nlp.update(examples, sgd=optimizer)  # the upper layers start at zero: no gradient reaches tok2vec before
+    diseases = [eg for eg in examples if annotated_entity_types(eg.reference) == {"DISEASE"}]
+    losses = nlp.update(diseases, sgd=False)  # no optimizer step: the gradients stay to be read
+    tok2vec = nlp.get_pipe("tok2vec").model
+    gradients = [node.get_grad(name) for node in tok2vec.walk() for name in node.param_names if node.has_grad(name)]
+    assert losses["ner_gene"] == 0.0 and losses["ner"] > 0
+    assert gradients and any(numpy.abs(gradient).sum() > 0 for gradient in gradients)
 
 
 def test_round_trip_keeps_types_and_predictions(tmp_path):
