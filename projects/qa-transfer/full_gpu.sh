@@ -23,7 +23,7 @@ ROOT=../..
 ENCODER=$ROOT/pretrained/encoder/model
 QA=$ROOT/corpus/qa
 PAPER=${PAPER:-$ROOT/../shared/reference/paper_results.json}
-RUN=full_gpu
+RUN=${RUN:-full_gpu}  # the folder under metrics/, training/ and results/ this run writes
 SPAN_TRANSFER_STEPS=${SPAN_TRANSFER_STEPS:-1200}
 SPAN_STEPS=${SPAN_STEPS:-512}
 YES_NO_TRANSFER_STEPS=${YES_NO_TRANSFER_STEPS:-800}
@@ -143,5 +143,7 @@ tables() {
         "BioASQ only ($YES_NO_STEPS updates, ablation)=$METRICS/yes_no_bioasq_only_seed?_0.json" \
         "BoolQ at 1e-4 only=$METRICS/yes_no_transfer_only_root_0.json" \
         "BoolQ at 3e-4 only=$METRICS/yes_no_transfer_only_lr3e-4_0.json"
+    $PY -m spacy_biolm qa seeds-table results/$RUN/answer_span_covid_qa.md answer_span_covid_qa \
+        "SQuAD + COVID-QA only ($SPAN_TRANSFER_STEPS updates)=$METRICS/span_transfer_only_covid_qa_0.json"
 }
 tables
