@@ -62,6 +62,17 @@ evaluate() {
 
 SPAN_TESTS=("$QA/factoid/test_bioasq7b.spacy" "$QA/factoid/test.spacy")
 
+# bioasq NAME CONFIG TASK CHECKPOINT SEED ARGS...: NAME trained on BioASQ's TASK set (factoid, yesno),
+# stage 2 or the ablation, then its CHECKPOINT (model-last, model-best) scored on TASK's test sets.
+bioasq() {
+    local name=$1 config=$2 task=$3 checkpoint=$4 seed=$5
+    shift 5
+    local tests=("${SPAN_TESTS[@]}")
+    [ "$task" = yesno ] && tests=("$QA/yesno/test.spacy")
+    train "$name" "$config" "$@" --paths.train "$QA/$task/train.spacy" --paths.dev "$QA/$task/dev.spacy" --system.seed "$seed"
+    evaluate "$TRAINING/$name/$checkpoint" "$name" "${tests[@]}"
+}
+
 answer_span() {
     train span_transfer answer_span.cfg --paths.train corpus/answer_span_transfer/train \
         --paths.dev corpus/answer_span_transfer/covid_qa_dev.spacy --corpora.dev.limit 0 --system.seed 0 \
@@ -71,21 +82,10 @@ answer_span() {
     evaluate "$TRAINING/span_transfer/model-best" span_transfer_only "${SPAN_TESTS[@]}" -- --answer-span-baselines &
     evaluate "$TRAINING/span_transfer/model-best" span_transfer_only_covid_qa corpus/covid_qa_test.spacy -- --answer-span-baselines &
     for seed in $SEEDS; do
-        (train "span_seed$seed" answer_span.cfg --paths.init "$TRAINING/span_transfer/model-best" \
-            --paths.train "$QA/factoid/train.spacy" --paths.dev "$QA/factoid/dev.spacy" \
-            --training.optimizer.learn_rate.initial_rate $SPAN_STAGE2_RATE --system.seed "$seed" \
-            --training.max_steps $SPAN_STEPS --training.eval_frequency 256 &&
-            evaluate "$TRAINING/span_seed$seed/model-last" "span_seed$seed" "${SPAN_TESTS[@]}") &
+        bioasq "span_seed$seed" answer_span.cfg factoid model-last "$seed" --paths.init "$TRAINING/span_transfer/model-best" \
+            --training.optimizer.learn_rate.initial_rate $SPAN_STAGE2_RATE --training.max_steps $SPAN_STEPS --training.eval_frequency 256 &
     done
     wait
-}
-
-answer_span_bioasq_only() {
-    local seed=$1
-    train "span_bioasq_only_seed$seed" answer_span.cfg --paths.train "$QA/factoid/train.spacy" \
-        --paths.dev "$QA/factoid/dev.spacy" --system.seed "$seed" \
-        --training.max_steps $SPAN_STEPS --training.eval_frequency 256
-    evaluate "$TRAINING/span_bioasq_only_seed$seed/model-last" "span_bioasq_only_seed$seed" "${SPAN_TESTS[@]}"
 }
 
 # yes_no RECIPE RATE: stage 1 on BoolQ at RATE, then BioASQ over seeds from its model-best.
@@ -98,21 +98,10 @@ yes_no() {
     evaluate "$TRAINING/yes_no_transfer_$recipe/model-best" "yes_no_transfer_only_$recipe" "$QA/yesno/test.spacy" \
         -- --yes-no-majority "$QA/yesno/train.spacy" &
     for seed in $SEEDS; do
-        (train "yes_no_${recipe}_seed$seed" yes_no.cfg --paths.init "$TRAINING/yes_no_transfer_$recipe/model-best" \
-            --paths.train "$QA/yesno/train.spacy" --paths.dev "$QA/yesno/dev.spacy" \
-            --training.optimizer.learn_rate.initial_rate $YES_NO_STAGE2_RATE --system.seed "$seed" \
-            --training.max_steps $YES_NO_STEPS --training.eval_frequency 32 &&
-            evaluate "$TRAINING/yes_no_${recipe}_seed$seed/model-best" "yes_no_${recipe}_seed$seed" "$QA/yesno/test.spacy") &
+        bioasq "yes_no_${recipe}_seed$seed" yes_no.cfg yesno model-best "$seed" --paths.init "$TRAINING/yes_no_transfer_$recipe/model-best" \
+            --training.optimizer.learn_rate.initial_rate $YES_NO_STAGE2_RATE --training.max_steps $YES_NO_STEPS --training.eval_frequency 32 &
     done
     wait
-}
-
-yes_no_bioasq_only() {
-    local seed=$1
-    train "yes_no_bioasq_only_seed$seed" yes_no.cfg --paths.train "$QA/yesno/train.spacy" \
-        --paths.dev "$QA/yesno/dev.spacy" --system.seed "$seed" \
-        --training.max_steps $YES_NO_STEPS --training.eval_frequency 32
-    evaluate "$TRAINING/yes_no_bioasq_only_seed$seed/model-best" "yes_no_bioasq_only_seed$seed" "$QA/yesno/test.spacy"
 }
 
 if [ "${TABLES_ONLY:-0}" != 1 ]; then
@@ -120,8 +109,10 @@ if [ "${TABLES_ONLY:-0}" != 1 ]; then
     yes_no root 0.0001 &
     yes_no lr3e-4 0.0003 &
     for seed in $SEEDS; do
-        answer_span_bioasq_only "$seed" &
-        yes_no_bioasq_only "$seed" &
+        bioasq "span_bioasq_only_seed$seed" answer_span.cfg factoid model-last "$seed" \
+            --training.max_steps $SPAN_STEPS --training.eval_frequency 256 &
+        bioasq "yes_no_bioasq_only_seed$seed" yes_no.cfg yesno model-best "$seed" \
+            --training.max_steps $YES_NO_STEPS --training.eval_frequency 32 &
     done
     wait
     echo "$(date -u +%T) all trainings done"
