@@ -39,6 +39,8 @@ from typing import Callable, List, Sequence
 
 import numpy
 
+from .precision import check_train_precision
+
 # Outputs with one row per wordpiece; any other output has one row per window.
 _PER_WORDPIECE = ("last_hidden_state", "hidden_states")
 # The fixed cost of one encoder call (Python, framework, kernel launches), in wordpieces of
@@ -65,6 +67,7 @@ def create_length_sorted_transformer_model(
     mixed_precision: bool = False,
     grad_scaler_config: dict = {},
     max_batch_tokens: int = 2048,
+    train_precision: str = "float32",
 ):
     """``spacy-transformers.TransformerModel.v3`` with length-sorted encoder batches.
 
@@ -74,6 +77,9 @@ def create_length_sorted_transformer_model(
     max_batch_tokens (int): the windows of a batch run through the encoder
         sorted by wordpiece length, in chunks of at most this many wordpieces *including padding*
         (a window longer than that runs alone). 0 turns sorting off (TransformerModel.v3's pass).
+    train_precision (str): "float32", or "bfloat16": the length-sorted training passes under
+        bfloat16 autocast where the device computes it natively (precision.py); predictions, and
+        the stock pass of max_batch_tokens 0, stay float32.
     """
     from spacy_transformers.architectures import create_TransformerModel_v3
 
@@ -82,27 +88,31 @@ def create_length_sorted_transformer_model(
         raise ValueError("spacy-biolm.LengthSortedTransformerModel.v1 does not return attentions "
                          "(transformer_config.output_attentions); use spacy-transformers.TransformerModel.v3")
     _check_budget(max_batch_tokens)
+    check_train_precision(train_precision, mixed_precision)
     model = create_TransformerModel_v3(name, get_spans, tokenizer_config, transformer_config,
                                        mixed_precision, grad_scaler_config)
-    return with_length_sorted_passes(model, max_batch_tokens, mixed_precision)
+    return with_length_sorted_passes(model, max_batch_tokens, mixed_precision, train_precision)
 
 
-def with_length_sorted_passes(model, max_batch_tokens: int, mixed_precision: bool = False):
+def with_length_sorted_passes(model, max_batch_tokens: int, mixed_precision: bool = False,
+                              train_precision: str = "float32"):
     """Give a spacy-transformers ``TransformerModel`` the length-sorted passes; returns
     the same model object.
 
     The model's forward becomes :func:`length_sorted_forward` (through thinc's
     ``Model.replace_callbacks``; its init stays spacy-transformers' own), its attrs record
-    ``max_batch_tokens`` and ``mixed_precision``, and its ``replace_listener`` /
+    ``max_batch_tokens``, ``mixed_precision`` and ``train_precision``, and its ``replace_listener`` /
     ``replace_listener_cfg`` hooks keep the pass for a listener that ``nlp.replace_listeners``
     gives its own copy of the model. Forked workers are made single-threaded in torch.
     """
     _check_budget(max_batch_tokens)
+    check_train_precision(train_precision, mixed_precision)
     from .forking import single_threaded_torch_after_fork
 
     single_threaded_torch_after_fork()  # nlp.pipe(n_process=...) would hang after a 2-thread run
     model.attrs["max_batch_tokens"] = max_batch_tokens
     model.attrs["mixed_precision"] = mixed_precision
+    model.attrs["train_precision"] = train_precision
     # The stock hooks are kept and wrapped: what they do for a plain TransformerModel still happens.
     # (spaCy counts a hook's parameters, so these are closures, not partials.)
     stock_replace_listener = model.attrs["replace_listener"]
@@ -111,7 +121,8 @@ def with_length_sorted_passes(model, max_batch_tokens: int, mixed_precision: boo
     def replace_listener(copied_model):
         # ``nlp.replace_listeners`` copies the model (TransformerModel.copy() builds a plain one)
         # and calls this hook on the copy: the copy predicts length-sorted too.
-        return stock_replace_listener(with_length_sorted_passes(copied_model, max_batch_tokens, mixed_precision))
+        return stock_replace_listener(with_length_sorted_passes(copied_model, max_batch_tokens, mixed_precision,
+                                                                train_precision))
 
     def replace_listener_cfg(tok2vec_model_cfg: dict, listener_model_cfg: dict) -> dict:
         # The stock hook turns a TransformerModel config into a Tok2VecTransformer one (our
@@ -142,6 +153,7 @@ def create_length_sorted_tok2vec_transformer(
     mixed_precision: bool = False,
     grad_scaler_config: dict = {},
     max_batch_tokens: int = 2048,
+    train_precision: str = "float32",
 ):
     """``spacy-transformers.Tok2VecTransformer.v3`` built on the length-sorted transformer model: a
     component's own encoder, as a listener of ``spacy-biolm.LengthSortedTransformerModel.v1``
@@ -150,7 +162,8 @@ def create_length_sorted_tok2vec_transformer(
     from thinc.api import chain
 
     transformer = create_length_sorted_transformer_model(name, get_spans, tokenizer_config, transformer_config,
-                                                         mixed_precision, grad_scaler_config, max_batch_tokens)
+                                                         mixed_precision, grad_scaler_config, max_batch_tokens,
+                                                         train_precision)
     # A chain of a chain, as spacy-transformers builds it, to match a replaced listener's structure.
     return chain(chain(transformer, split_trf_batch()), trfs2arrays(pooling, grad_factor))
 
@@ -283,9 +296,14 @@ def _train_sorted(model, wordpieces, budget: int):
     import torch
     from transformers.file_utils import ModelOutput
 
+    from .devices import module_device
+    from .precision import training_autocast
+
     outputs, chunks = _Reassembled(wordpieces), []
+    autocast = training_autocast(model.attrs.get("train_precision", "float32"), module_device(model.transformer))
     for rows, length in _sorted_row_chunks(wordpieces, budget):
-        out, backprop_chunk = model.layers[0](_chunk(wordpieces, rows, length), is_train=True)
+        with autocast:
+            out, backprop_chunk = model.layers[0](_chunk(wordpieces, rows, length), is_train=True)
         index = torch.as_tensor(rows, dtype=torch.long)
         with torch.no_grad():  # the copy only carries values forward: each chunk backpropagates on its own
             outputs.add(out, index, length)
@@ -351,15 +369,19 @@ def _run_chunk(model, wordpieces, rows, length: int):
 
 def _scatter(assembled: dict, out, index, length: int, n_rows: int, width: int) -> None:
     """Write one chunk's outputs into the full-batch outputs at rows ``index``."""
+    import torch
+
     for key, value in out.items():
         parts = value if isinstance(value, tuple) else (value,)
         targets = assembled.setdefault(key, [None] * len(parts))
         by_position = key in _PER_WORDPIECE
         for i, part in enumerate(parts):
             if targets[i] is None:
-                # Positions past a chunk's longest row stay zero (padding: never read).
+                # Positions past a chunk's longest row stay zero (padding: never read). Float32 where
+                # a bfloat16 training pass left an output (BERT's pooler) in bfloat16: numpy has none.
                 shape = (n_rows, width, *part.shape[2:]) if by_position else (n_rows, *part.shape[1:])
-                targets[i] = part.new_zeros(shape)
+                targets[i] = part.new_zeros(shape, dtype=torch.float32 if part.dtype == torch.bfloat16 else part.dtype)
+            part = part.to(targets[i].dtype)
             if by_position:
                 targets[i][index, :length] = part
             else:  # one vector per window (e.g. BERT's pooler_output)

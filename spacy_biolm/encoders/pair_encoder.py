@@ -78,6 +78,7 @@ def PairEncoder(
     mixed_precision: bool = False,
     grad_scaler_config: Dict[str, Any] = {},
     max_batch_tokens: int = 4096,
+    train_precision: str = "float32",
 ) -> Model[List[EncoderInput], EncodedWindows]:
     """An HF encoder + fast tokenizer for (question, passage) pairs or single texts, windowed
     over long passages (or long single texts).
@@ -97,6 +98,8 @@ def PairEncoder(
     max_batch_tokens (int): when predicting, the windows run through the encoder in length-sorted
         chunks of at most this many padded wordpieces (0: the whole batch at once). Bounds the
         memory of a pass and skips most padding; the outputs are the same.
+    train_precision (str): "float32", or "bfloat16": the training passes under bfloat16
+        autocast where the device computes it natively (precision.py); predictions stay float32.
 
     Input: a list of (question, passage) string pairs, or a list of strings (one segment each).
     Output: ``EncodedWindows``. The backward
@@ -105,8 +108,10 @@ def PairEncoder(
     from spacy_transformers.data_classes import HFObjects
     from thinc.layers.pytorchwrapper import forward as pt_forward
 
+    from .precision import check_train_precision
     from .storage_shim import Int8StorageHFShim
 
+    check_train_precision(train_precision, mixed_precision)
     if window < MIN_PASSAGE_PIECES + 4:
         raise ValueError(f"PairEncoder window must be at least {MIN_PASSAGE_PIECES + 4} wordpieces, got {window}")
     if not 0 <= stride < window // 2:
@@ -127,7 +132,8 @@ def PairEncoder(
         _forward,
         init=_init,
         layers=[wrapper],
-        attrs={"name": name, "window": window, "stride": stride, "max_batch_tokens": max_batch_tokens},
+        attrs={"name": name, "window": window, "stride": stride, "max_batch_tokens": max_batch_tokens,
+               "train_precision": train_precision},
         dims={"nO": None},
     )
 
@@ -231,7 +237,14 @@ def _forward(model: Model, pairs: List[EncoderInput], is_train: bool) -> Tuple[E
         return empty, lambda d_hidden: []
     batch = tokenize_windows(get_tokenizer(model), pairs, model.attrs["window"], model.attrs["stride"])
     budget = model.attrs.get("max_batch_tokens", 0)
-    if is_train or not budget:
+    if is_train:
+        from .devices import module_device
+        from .precision import training_autocast
+
+        shim_model = model.layers[0].shims[0]._model
+        with training_autocast(model.attrs.get("train_precision", "float32"), module_device(shim_model)):
+            hidden, backprop_hidden = model.layers[0](batch["inputs"], is_train)
+    elif not budget:
         hidden, backprop_hidden = model.layers[0](batch["inputs"], is_train)
     else:
         hidden, backprop_hidden = _predict_in_chunks(model.layers[0], batch["inputs"], budget), None
@@ -277,7 +290,9 @@ def _convert_outputs(model: Model, inputs_outputs, is_train: bool):
     from thinc.util import torch2xp, xp2torch
 
     _, output = inputs_outputs
-    hidden_torch = output.last_hidden_state
+    # Float32 where a bfloat16 training pass (train_precision) left the states in bfloat16: numpy has
+    # no bfloat16, and the cast is part of the graph, so the gradient flows back through it.
+    hidden_torch = output.last_hidden_state.float()
     hidden = torch2xp(hidden_torch.detach())
 
     def backprop(d_hidden):
