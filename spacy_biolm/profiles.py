@@ -37,6 +37,7 @@ BUDGETS = (
     ("re_steps", "re_eval_frequency"),
     ("qa_yes_no_steps", "qa_eval_frequency"),
     ("qa_answer_span_steps", "qa_eval_frequency"),
+    ("qa_answer_span_transfer_steps", "qa_transfer_eval_frequency"),
     ("qa_reranker_steps", "qa_eval_frequency"),
     ("hoc_steps", "hoc_eval_frequency"),
     ("seeds_ner_steps", "seeds_eval_frequency"),

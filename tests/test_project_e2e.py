@@ -37,6 +37,8 @@ SMOKE_VARS = {
     "qa_limit": "8",
     "qa_yes_no_steps": "2",
     "qa_answer_span_steps": "2",
+    "qa_answer_span_transfer_steps": "2",
+    "qa_transfer_eval_frequency": "2",
     "qa_reranker_steps": "2",
     "qa_eval_frequency": "2",
     "hoc_steps": "3",
@@ -130,8 +132,8 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert qa["answer_reranker"]["rerank_mrr"] is not None
     # Scored as they ship: evaluate-qa scores int8 copies; the release assembles those and is
     # halved again (spacy assemble writes sourced encoders in float32).
-    for name in ("yes_no", "answer_span", "answer_reranker"):
-        trained, shipped = (project / "training" / name / "model-best"), (project / "training/qa_int8" / name / "model-best")
+    for name, kept in (("yes_no", "model-best"), ("answer_span", "model-last"), ("answer_reranker", "model-best")):
+        trained, shipped = (project / "training" / name / kept), (project / "training/qa_int8" / name / "model-best")
         assert (shipped / name / "model").stat().st_size < 0.75 * (trained / name / "model").stat().st_size
         assert (project / "training/release" / name / "model").stat().st_size < 0.75 * (trained / name / "model").stat().st_size
     assert (project / "training/release/transformer/model").stat().st_size < 0.75 * (project / "training/release_assembled/transformer/model").stat().st_size
@@ -148,8 +150,12 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert meta["description"].count("(yes_no, answer_span)") == 1
     assert meta["description"].count("(ner, ner_gene, relation_extractor, hallmarks, answer_reranker)") == 1
     train_times = json.loads((project / "metrics/train_times.json").read_text())
-    assert {"ner,ner_gene,relation_extractor,hallmarks", "ner_cnn", "ner_gene_cnn", "yes_no", "answer_span",
+    assert {"ner,ner_gene,relation_extractor,hallmarks", "ner_cnn", "ner_gene_cnn", "yes_no", "answer_span_transfer", "answer_span",
             "answer_reranker", "hallmarks_bow"} <= set(train_times)
+    # answer_span started from its first stage (SQuAD dev + COVID-QA train), whose training counts in its time.
+    assert json.loads((project / "training/answer_span/model-last/meta.json").read_text())["spacy_biolm"]["warm_start"]
+    span = next(c for c in json.loads((project / "results/release.json").read_text())["components"] if c["component"] == "answer_span")
+    assert span["first_stage_seconds"] == train_times["answer_span_transfer"]["seconds"]
     release = json.loads((project / "results/release.json").read_text())
     assert release["profile"] == "default" and release["device"].startswith("cpu")
     assert all(c["train_seconds"] > 0 for c in release["components"]), release["components"]

@@ -142,7 +142,7 @@ def venv_output(release_venv, tiny_release) -> tuple:
     snippets load by path (training/gad/model-last, ...) are the tiny ones. (stdout, venv dir, blocks)."""
     python, env_dir, work = release_venv
     project = work / "project"
-    for task, path in [("relations", "training/gad/model-last"), ("answer_span", "training/answer_span/model-best")]:
+    for task, path in [("relations", "training/gad/model-last"), ("answer_span", "training/answer_span/model-last")]:
         shutil.copytree(tiny_release.parent / task, project / path)
     blocks = readme_python_blocks()
     (project / "readme_blocks.json").write_text(json.dumps(blocks), encoding="utf8")

@@ -40,7 +40,8 @@ def test_results_put_each_headline_beside_its_strongest_baseline_and_the_paper(t
     }
     cnn = {"ner": {"spaCy CNN": _write(tmp_path / "cnn.json", {"ents_f": 0.81})}}
     times = _write(tmp_path / "train_times.json", {"ner": {"seconds": 378.0, "returncode": 0}, "ner_cnn": {"seconds": 60.0},
-                                                      "answer_span,answer_reranker": {"seconds": 99.0}})
+                                                      "answer_span,answer_reranker": {"seconds": 99.0},
+                                                      "yes_no_transfer": {"seconds": 50.0}})
     results = release_results(metrics, cnn, paper, {"profile": "default", "device": "cpu"}, times)
     by_name = {c["component"]: c for c in results["components"]}
     assert results["profile"] == "default"
@@ -64,6 +65,14 @@ def test_results_put_each_headline_beside_its_strongest_baseline_and_the_paper(t
     assert by_name["answer_span"]["train_seconds"] == by_name["answer_reranker"]["train_seconds"] == 99.0
     assert by_name["answer_span"]["trained_with"] == ["answer_reranker"] and "trained_with" not in by_name["ner"]
     assert "| 1.6 (one training with `answer_span`) |" in results_table(results)
+    # A first stage (<component>_transfer) counts in its component's training; without the component's
+    # own training (yes_no above) there is no time to add it to.
+    times_transfer = _write(tmp_path / "train_times_transfer.json", {"answer_span_transfer": {"seconds": 201.0},
+                                                                     "answer_span": {"seconds": 99.0}})
+    span = {c["component"]: c for c in release_results(metrics, cnn, paper, None, times_transfer)["components"]}["answer_span"]
+    assert span["train_seconds"] == 300.0 and span["first_stage_seconds"] == 201.0
+    assert "first_stage_seconds" not in by_name["yes_no"] and "first_stage_seconds" not in by_name["answer_reranker"]
+    assert "| 5.0 (first stage 3.4) |" in results_table({"components": [span]})
     assert "| `ner` | NCBI-disease test | F1 | 80.0 | 81.0 (spaCy CNN) | **no** | 78.3 (Bio-ELECTRA (bio_electra_2020)) | 6.3 |" in table
     assert "| `answer_reranker` | BioASQ reranking test (Bio-ELECTRA) | MRR | 0.200 | 0.260 (zero-shot cosine) | **no** |" in table
 
