@@ -212,7 +212,7 @@ def test_the_mirror_holds_every_asset_all_needs_with_its_checksum():
 @pytest.mark.skipif(shutil.which("git") is None or not (SHARED_DATA / "hoc_raw").is_dir(), reason="needs git and the corpus mirror")
 def test_every_asset_all_needs_resolves_by_url_without_the_mirror(tmp_path):
     """The project's own assets, the mirror laid out by URL behind a local server standing in for
-    raw.githubusercontent.com and github.com: everything `all` needs is downloaded or cloned, with
+    raw.githubusercontent.com, github.com and rajpurkar.github.io (SQuAD): everything `all` needs is downloaded or cloned, with
     its checksum (fetch_assets checks each), and nothing extra is fetched."""
     project = tmp_path / "project"
     project.mkdir()
@@ -220,7 +220,7 @@ def test_every_asset_all_needs_resolves_by_url_without_the_mirror(tmp_path):
     laid = lay_out_by_url(project, SHARED_DATA, tmp_path / "standin")
     assert set(laid["files"] + laid["repos"]) == _assets_of_all()
     with _serve(tmp_path / "standin") as base:
-        url_map = [(f"https://{host}/", f"{base}/{host}/") for host in ("raw.githubusercontent.com", "github.com")]
+        url_map = [(f"https://{host}/", f"{base}/{host}/") for host in ("raw.githubusercontent.com", "github.com", "rajpurkar.github.io")]
         report = fetch_assets(project, None, url_map=url_map)
     assert set(report["downloaded"]) == _assets_of_all() and not report["mirror"] and not report["present"]
     assert set(report["skipped"]) == {a["dest"] for a in PROJECT["assets"] if a.get("extra")}

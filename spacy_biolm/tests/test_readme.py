@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf8")
 
 # Numbers README may type: versions of what it installs, licences, the papers' years.
-VERSION_CONTEXT = re.compile(r"(Python ≥ |spaCy |spacy-transformers |transformers < |v|CC BY |GPL-|torch==)$")
+VERSION_CONTEXT = re.compile(r"(Python ≥ |spaCy |spacy-transformers |transformers < |v|CC BY |CC BY-SA |GPL-|Apache-|torch==)$")
 
 
 def _prose(text: str) -> str:
