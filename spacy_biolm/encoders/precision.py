@@ -1,9 +1,9 @@
 """The precision of an encoder's training passes: float32, or bfloat16 autocast.
 
-Fine-tuning a small encoder on 2 CPU cores spends almost all of a step in the encoder's matrix
-products (configs/release_multitask.cfg: 96%, py-spy). CPUs with AMX or AVX512-BF16 run those in
-bfloat16 at about twice the float32 speed (all-MiniLM-L6-v2's forward and backward on 2 cores,
-``benchmarks/train_precision.py``), as GPUs do. ``train_precision = "bfloat16"`` runs the
+Fine-tuning a small encoder on 2 CPU cores spends most of a step in the encoder's matrix
+products, which CPUs with AMX or AVX512-BF16 run faster in bfloat16, as GPUs do (a whole update of
+configs/release_multitask.cfg against float32: ``benchmarks/results/train_precision.json``, from
+``benchmarks/train_precision.py``). ``train_precision = "bfloat16"`` runs the
 encoder's *training* forward under ``torch.autocast`` in bfloat16 on the encoder's device: the
 weights, their gradients and the optimizer stay float32 (bfloat16 has float32's exponent range,
 so no gradient scaler is needed), and the hidden states leave the encoder in float32. Prediction
