@@ -296,11 +296,10 @@ def _train_sorted(model, wordpieces, budget: int):
     import torch
     from transformers.file_utils import ModelOutput
 
-    from .devices import module_device
     from .precision import training_autocast
 
     outputs, chunks = _Reassembled(wordpieces), []
-    autocast = training_autocast(model.attrs.get("train_precision", "float32"), module_device(model.transformer))
+    autocast = training_autocast(model.attrs.get("train_precision", "float32"), model.transformer)
     for rows, length in _sorted_row_chunks(wordpieces, budget):
         with autocast:
             out, backprop_chunk = model.layers[0](_chunk(wordpieces, rows, length), is_train=True)
@@ -376,12 +375,12 @@ def _scatter(assembled: dict, out, index, length: int, n_rows: int, width: int) 
         targets = assembled.setdefault(key, [None] * len(parts))
         by_position = key in _PER_WORDPIECE
         for i, part in enumerate(parts):
+            if part.dtype == torch.bfloat16:  # a bfloat16 training pass's output (BERT's pooler): numpy has none
+                part = part.float()
             if targets[i] is None:
-                # Positions past a chunk's longest row stay zero (padding: never read). Float32 where
-                # a bfloat16 training pass left an output (BERT's pooler) in bfloat16: numpy has none.
+                # Positions past a chunk's longest row stay zero (padding: never read).
                 shape = (n_rows, width, *part.shape[2:]) if by_position else (n_rows, *part.shape[1:])
-                targets[i] = part.new_zeros(shape, dtype=torch.float32 if part.dtype == torch.bfloat16 else part.dtype)
-            part = part.to(targets[i].dtype)
+                targets[i] = part.new_zeros(shape)
             if by_position:
                 targets[i][index, :length] = part
             else:  # one vector per window (e.g. BERT's pooler_output)

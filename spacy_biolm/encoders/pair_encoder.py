@@ -238,11 +238,9 @@ def _forward(model: Model, pairs: List[EncoderInput], is_train: bool) -> Tuple[E
     batch = tokenize_windows(get_tokenizer(model), pairs, model.attrs["window"], model.attrs["stride"])
     budget = model.attrs.get("max_batch_tokens", 0)
     if is_train:
-        from .devices import module_device
         from .precision import training_autocast
 
-        shim_model = model.layers[0].shims[0]._model
-        with training_autocast(model.attrs.get("train_precision", "float32"), module_device(shim_model)):
+        with training_autocast(model.attrs.get("train_precision", "float32"), model.layers[0].shims[0]._model):
             hidden, backprop_hidden = model.layers[0](batch["inputs"], is_train)
     elif not budget:
         hidden, backprop_hidden = model.layers[0](batch["inputs"], is_train)

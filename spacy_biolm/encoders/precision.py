@@ -49,14 +49,18 @@ def native_bfloat16(device: Any) -> bool:
     return False
 
 
-def training_autocast(train_precision: str, device: Any) -> ContextManager:
-    """The context an encoder's training forward runs in: bfloat16 autocast on ``device`` for
-    ``"bfloat16"`` where the device computes it natively (else float32, warning once per
-    device), nothing for ``"float32"``. The backward pass runs outside it, as autocast requires."""
+def training_autocast(train_precision: str, module: Any) -> ContextManager:
+    """The context the training forward of ``module`` (a torch encoder) runs in: bfloat16 autocast
+    on its device for ``"bfloat16"`` where the device computes it natively (else float32, warning
+    once per device), nothing for ``"float32"``. The backward pass runs outside it, as autocast requires."""
     check_train_precision(train_precision)
     if train_precision == "float32":
         return contextlib.nullcontext()
     import torch
+
+    from .devices import module_device
+
+    device = module_device(module)
 
     if not native_bfloat16(device):
         if str(device) not in _warned_devices:
