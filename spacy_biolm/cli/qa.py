@@ -151,6 +151,32 @@ def answer_lengths_cli(
     msg.good(f"Wrote {output}")
 
 
+@app.command("choose-reranker")
+def choose_reranker_cli(
+    trained_dir: Path = typer.Argument(..., help="The trained reranker pipeline (training/answer_reranker/model-best)", exists=True),
+    dev_path: Path = typer.Argument(..., help="Reranking dev DocBin the two rankers are compared on", exists=True),
+    output_dir: Path = typer.Argument(..., help="Where the pipeline that ships is saved (a saved pipeline there is replaced)"),
+    output: Optional[Path] = typer.Option(None, "--output", help="Also write the choice, both dev curves and the bootstrap here (JSON)"),
+    alpha: float = typer.Option(0.05, "--alpha", help="The trained one ships when the one-sided p-value of its dev gain is below this"),
+    gpu_id: int = gpu_option(),
+):
+    """Ship the trained answer reranker only when it beats the ranker it started from (its config
+    initialized without an update) on dev, question by question (paired bootstrap); each with
+    its own lexical_weight chosen on dev."""
+    from ..evaluation.reranker_choice import choose_reranker
+
+    with user_errors(ValueError, FileExistsError, FileNotFoundError):
+        record = choose_reranker(trained_dir, dev_path, output_dir, alpha=alpha, gpu_id=gpu_id)
+    gain = record["trained_minus_start"]
+    msg.good(f"{output_dir}: the {record['chosen']} reranker, lexical_weight {record['lexical_weight']} "
+             f"(trained - start on {record['questions']} dev questions: MRR {gain['difference']:+.3f}, "
+             f"90% interval {gain['ci90_low']:+.3f} to {gain['ci90_high']:+.3f}, p {gain['p_not_better']:.3f})")
+    if output:
+        from ..run_record import write_json
+
+        write_json(output, record)
+
+
 @app.command("tune-lexical-weight")
 def tune_lexical_weight_cli(
     model_dir: Path = typer.Argument(..., help="Trained pipeline with an answer_reranker (e.g. training/answer_reranker/model-best); updated in place"),

@@ -43,14 +43,16 @@ def halve_cli(
     pipeline_dir: Path = typer.Argument(..., help="A saved pipeline (e.g. training/release)", exists=True),
     output_dir: Path = typer.Argument(..., help="New directory for its copy with float16 (pair encoders: int8) encoder weights"),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace OUTPUT_DIR if it holds a saved pipeline (an earlier copy)"),
+    float16: str = typer.Option("", "--float16", help="Comma-separated PairEncoder components kept in float16 instead of int8 (e.g. answer_reranker)"),
 ):
     """Copy a pipeline with every encoder's weights stored in float16 (half the bytes), those of its
-    PairEncoder components (the QA components) in int8 with a scale per row (a quarter); it loads
-    and runs in float32 as before, with the weights rounded."""
+    PairEncoder components (the QA components) in int8 with a scale per row (a quarter) unless named
+    in --float16; it loads and runs in float32 as before, with the weights rounded."""
     from ..encoders.half_precision import halve_pipeline
 
     with user_errors(FileNotFoundError, FileExistsError, ValueError):
-        sizes = halve_pipeline(pipeline_dir, output_dir, overwrite=overwrite)
+        keep = [name.strip() for name in float16.split(",") if name.strip()]
+        sizes = halve_pipeline(pipeline_dir, output_dir, overwrite=overwrite, float16=keep)
     for component, (before, after) in sizes.items():
         msg.good(f"{component}: {before:,} -> {after:,} bytes")
     if not sizes:

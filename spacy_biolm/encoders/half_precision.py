@@ -12,7 +12,8 @@ what the wheel carries:
   every matrix as int8 with a float32 scale per row (the largest absolute value of the row maps
   to 127), vectors in float16. The pair encoder's shim (:mod:`.storage_shim`) turns them back
   into float32 before loading; spacy-transformers' own ``transformer`` shim cannot, so it keeps
-  float16.
+  float16. A pair-encoder component named in ``float16`` keeps float16 too: a component whose
+  scores int8's rounding measurably moves (the answer reranker ranks by small cosine differences).
 
 Either way the loaded pipeline computes in float32 with rounded weights; the release records what
 that costs in accuracy (evaluate-qa scores the QA components as stored).
@@ -21,7 +22,7 @@ that costs in accuracy (evaluate-qa scores the QA components as stored).
 import shutil
 from io import BytesIO
 from pathlib import Path
-from typing import Dict, Tuple
+from typing import Dict, Iterable, Tuple
 
 import srsly
 
@@ -106,14 +107,25 @@ def _pair_encoder_components(config_path: Path) -> set:
     return {name for name, block in components.items() if has_pair_encoder(block.get("model"))}
 
 
-def halve_pipeline(pipeline_dir: Path, output_dir: Path, overwrite: bool = False) -> Dict[str, Tuple[int, int]]:
+def halve_pipeline(
+    pipeline_dir: Path, output_dir: Path, overwrite: bool = False, float16: Iterable[str] = ()
+) -> Dict[str, Tuple[int, int]]:
     """Copy the pipeline at ``pipeline_dir`` to ``output_dir`` with its encoders' weights in
-    float16, those of its PairEncoder components in int8. Returns ``{component: (bytes before, bytes after)}`` for each model file changed.
+    float16, those of its PairEncoder components in int8 except the components named in
+    ``float16`` (a name the pipeline lacks is an error). Returns ``{component: (bytes before,
+    bytes after)}`` for each model file changed.
     An existing ``output_dir`` is an error unless ``overwrite`` and it is a saved pipeline (an
     earlier copy: a rerun replaces it; any other directory is never removed)."""
+    from spacy.util import load_config
+
     pipeline_dir, output_dir = Path(pipeline_dir), Path(output_dir)
     if not (pipeline_dir / "config.cfg").is_file():
         raise FileNotFoundError(f"{pipeline_dir} is not a saved spaCy pipeline (no config.cfg)")
+    float16 = set(float16)
+    components = set(load_config(pipeline_dir / "config.cfg", interpolate=False).get("components", {}))
+    if float16 - components:
+        raise ValueError(f"{pipeline_dir} has no component {', '.join(sorted(float16 - components))} to keep in float16 "
+                         f"(its components: {', '.join(sorted(components))})")
     if output_dir.exists():
         if not overwrite:
             raise FileExistsError(f"{output_dir} exists; give a new directory for the float16 copy (or --overwrite)")
@@ -123,11 +135,11 @@ def halve_pipeline(pipeline_dir: Path, output_dir: Path, overwrite: bool = False
             raise ValueError(f"{output_dir} is the pipeline being halved; give another directory")
         shutil.rmtree(output_dir)
     shutil.copytree(pipeline_dir, output_dir)
-    pair_encoders = _pair_encoder_components(output_dir / "config.cfg")
+    int8_components = _pair_encoder_components(output_dir / "config.cfg") - float16
     sizes = {}
     for model_file in sorted(output_dir.glob("*/model")):
         before = model_file.read_bytes()
-        after, changed = halve_model_bytes(before, int8=model_file.parent.name in pair_encoders)
+        after, changed = halve_model_bytes(before, int8=model_file.parent.name in int8_components)
         if changed:
             model_file.write_bytes(after)
             sizes[model_file.parent.name] = (len(before), len(after))

@@ -52,6 +52,9 @@ def evaluate_qa(
         k: v for k, v in Scorer(nlp).score(examples).items() if not isinstance(v, dict) and not k.startswith("token_")
     }
     questions = len({question_group(eg.reference) for eg in examples})
+    choice = nlp.meta.get("spacy_biolm", {}).get("reranker_choice")
+    if choice:  # which reranker this is (qa choose-reranker): the trained one or its untrained start
+        scores["reranker_choice"] = choice
     scores.update(
         docs=len(examples),
         questions=questions,
@@ -107,44 +110,66 @@ ANSWER_SPAN_BASELINES = (frequent_word_answers, question_sentence_answers)
 LEXICAL_WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
 
 
+def _weight_curve(nlp: Language, examples: List[Example], weights: Sequence[float], batch_size: int = 16):
+    """The reranker of ``nlp`` on ``examples`` at each lexical weight: ``(name, best weight,
+    {weight: dev MRR}, {weight: {question: reciprocal rank}})``. The model runs once; each
+    weight re-ranks its margins. Ties go to the smaller weight: no lexical evidence unless it helps."""
+    from ..pipes.answer_reranker.scorer import question_reciprocal_ranks
+
+    names = _answer_rerankers(nlp)
+    if not names:
+        raise ValueError("the pipeline has no answer_reranker component")
+    name, reranker = names[0], nlp.get_pipe(names[0])
+    docs = [eg.predicted for eg in examples]
+    predictions = [reranker.predict(docs[i : i + batch_size]) for i in range(0, len(docs), batch_size)]
+    mrr, ranks = {}, {}
+    for weight in sorted(weights):
+        reranker.cfg["lexical_weight"] = float(weight)
+        for i, prediction in zip(range(0, len(docs), batch_size), predictions):
+            reranker.set_annotations(docs[i : i + batch_size], prediction)
+        mrr[float(weight)] = reranker.score(examples)["rerank_mrr"]
+        ranks[float(weight)] = question_reciprocal_ranks(examples, reranker.cfg["spans_key"])
+    best = max(mrr, key=lambda w: (mrr[w], -w))
+    reranker.cfg["lexical_weight"] = best
+    return name, best, mrr, ranks
+
+
+def _store_lexical_weight(nlp: Language, name: str, model_dir: Path) -> None:
+    """Write ``nlp``'s reranker settings (its lexical_weight) into the saved pipeline at ``model_dir``."""
+    from spacy.util import load_config
+
+    nlp.get_pipe(name).to_disk(model_dir / name)
+    config = load_config(model_dir / "config.cfg", interpolate=False)
+    config["components"][name]["lexical_weight"] = nlp.get_pipe(name).cfg["lexical_weight"]
+    config.to_disk(model_dir / "config.cfg")
+
+
+def _dev_examples(nlp: Language, dev_path: Union[str, Path]) -> List[Example]:
+    from ..corpora.qa import QACorpus
+
+    examples = list(QACorpus(dev_path)(nlp))
+    if not examples:
+        raise ValueError(f"{dev_path}: no Docs to tune the lexical weight on")
+    return examples
+
+
 def tune_lexical_weight(
     model_dir: Union[str, Path], dev_path: Union[str, Path], weights: Sequence[float] = LEXICAL_WEIGHTS,
     gpu_id: int = -1, batch_size: int = 16,
 ) -> Dict[str, object]:
     """Choose the ``answer_reranker``'s ``lexical_weight`` (BM25 beside the model's margins) on a
     reranking dev DocBin and store it in ``model_dir`` (its config.cfg and the component's saved
-    settings), so that loading the pipeline ranks with it. The model runs once; each weight
-    re-ranks its margins. The dev MRR of every weight is returned (and ties go to the smaller
-    weight: no lexical evidence unless it helps)."""
-    from spacy.util import load_config
-
-    from ..corpora.qa import QACorpus
-
+    settings), so that loading the pipeline ranks with it. The dev MRR of every weight is
+    returned (ties go to the smaller weight)."""
     model_dir = Path(model_dir)
     nlp = load_pipeline(model_dir, gpu_id=gpu_id)
-    names = _answer_rerankers(nlp)
-    if not names:
+    if not _answer_rerankers(nlp):
         raise ValueError(f"{model_dir}: the pipeline has no answer_reranker component")
-    name, reranker = names[0], nlp.get_pipe(names[0])
-    examples = list(QACorpus(dev_path)(nlp))
-    if not examples:
-        raise ValueError(f"{dev_path}: no Docs to tune the lexical weight on")
-    docs = [eg.predicted for eg in examples]
-    predictions = [reranker.predict(docs[i : i + batch_size]) for i in range(0, len(docs), batch_size)]
-    dev_mrr = {}
-    for weight in sorted(weights):
-        reranker.cfg["lexical_weight"] = float(weight)
-        for i, prediction in zip(range(0, len(docs), batch_size), predictions):
-            reranker.set_annotations(docs[i : i + batch_size], prediction)
-        dev_mrr[float(weight)] = reranker.score(examples)["rerank_mrr"]
-    best = max(dev_mrr, key=lambda w: (dev_mrr[w], -w))
-    reranker.cfg["lexical_weight"] = best
-    reranker.to_disk(model_dir / name)
-    config = load_config(model_dir / "config.cfg", interpolate=False)
-    config["components"][name]["lexical_weight"] = best
-    config.to_disk(model_dir / "config.cfg")
+    examples = _dev_examples(nlp, dev_path)
+    name, best, mrr, _ = _weight_curve(nlp, examples, weights, batch_size)
+    _store_lexical_weight(nlp, name, model_dir)
     return {"component": name, "dev": str(dev_path), "questions": len(examples), "lexical_weight": best,
-            "dev_mrr": {str(w): v for w, v in dev_mrr.items()}}
+            "dev_mrr": {str(w): v for w, v in mrr.items()}}
 
 
 def answer_lengths(corpora: Dict[str, Union[str, Path]], encoder: Union[str, Path]) -> Dict[str, dict]:

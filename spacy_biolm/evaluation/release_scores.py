@@ -73,6 +73,7 @@ def release_results(
             "at_or_above_baseline": None if strongest is None or ours is None else ours >= measured[strongest],
             "paper": paper_value(paper, component), "scores": row["scores"],
             **({"doc_ents": scores["doc_ents"]} if "doc_ents" in scores else {}),  # typed_ner: doc.ents beside the span group
+            **({"reranker_choice": scores["reranker_choice"]} if "reranker_choice" in scores else {}),
             **_training(timings, component),
         })
     return {**dict(run or {}), "components": components}
@@ -119,6 +120,10 @@ def results_table(results: Dict[str, object]) -> str:
             minutes += " (one training with " + ", ".join(f"`{other}`" for other in c["trained_with"]) + ")"
         if c.get("first_stage_seconds") is not None:
             minutes += f" (first stage {c['first_stage_seconds'] / 60:.1f})"
+        choice = c.get("reranker_choice") or {}
+        if choice.get("chosen") == "untrained start":
+            minutes += (f" (ships untrained: training's dev gain {choice['trained_minus_start_mrr']:+.3f} MRR over "
+                        f"{choice['questions']} questions, p {choice['p_not_better']:.2f})")
         rows.append([f"`{c['component']}`", c["test_set"], c["metric"], _shown(c["ours"], c["metric"]),
                      f"{_shown(baseline['value'], c['metric'])} ({baseline['name']})", verdict,
                      f"{_shown(paper['value'], c['metric'])} ({paper['name']})", minutes])

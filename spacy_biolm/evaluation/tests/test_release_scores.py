@@ -75,6 +75,13 @@ def test_results_put_each_headline_beside_its_strongest_baseline_and_the_paper(t
     assert "| 5.0 (first stage 3.4) |" in results_table({"components": [span]})
     assert "| `ner` | NCBI-disease test | F1 | 80.0 | 81.0 (spaCy CNN) | **no** | 78.3 (Bio-ELECTRA (bio_electra_2020)) | 6.3 |" in table
     assert "| `answer_reranker` | BioASQ reranking test (Bio-ELECTRA) | MRR | 0.200 | 0.260 (zero-shot cosine) | **no** |" in table
+    # A reranker that ships its untrained start (qa choose-reranker) says so beside its training time.
+    choice = {"chosen": "untrained start", "lexical_weight": 1.0, "questions": 26, "alpha": 0.05,
+              "trained_minus_start_mrr": 0.0146, "p_not_better": 0.099}
+    metrics["answer_reranker"] = _write(tmp_path / "rr_start.json", {"rerank_mrr": 0.285, "reranker_choice": choice})
+    chosen = {c["component"]: c for c in release_results(metrics, cnn, paper, None, times)["components"]}["answer_reranker"]
+    assert chosen["reranker_choice"] == choice and "reranker_choice" not in by_name["yes_no"]
+    assert "(one training with `answer_span`) (ships untrained: training's dev gain +0.015 MRR over 26 questions, p 0.10) |" in results_table({"components": [chosen]})
 
 
 def test_one_encoder_table_sets_each_component_beside_its_own_encoder_release(tmp_path):

@@ -21,6 +21,7 @@ from ...doc_data import question_group
 __all__ = [
     "make_answer_reranker_scorer",
     "score_reranking",
+    "question_reciprocal_ranks",
     "reciprocal_rank",
     "random_order_reciprocal_rank",
     "gold_sentence_offsets",
@@ -69,10 +70,9 @@ def random_order_reciprocal_rank(relevant: List[bool]) -> Optional[float]:
     return _expected_first_hit(0, len(relevant), n_relevant) if n_relevant else None
 
 
-def score_reranking(examples: Iterable[Example], spans_key: str = "ranked_sents", **kwargs: Any) -> Dict[str, Optional[float]]:
-    """``rerank_mrr`` (fraction), ``rerank_mrr_random`` (the expected MRR of a random order of
-    the same candidates, the baseline any ranking must beat) and ``rerank_questions`` (how many
-    questions were scored)."""
+def _question_candidates(examples: Iterable[Example], spans_key: str) -> Dict[str, List[Tuple[float, bool]]]:
+    """(score, relevant) of every ranked candidate per question (Docs sharing a question id
+    together), for the questions with a relevant candidate."""
     groups: Dict[str, List[Tuple[float, bool]]] = {}
     for eg in examples:
         gold = gold_sentence_offsets(eg.reference)
@@ -82,7 +82,20 @@ def score_reranking(examples: Iterable[Example], spans_key: str = "ranked_sents"
         ranked = eg.predicted.spans[spans_key]
         for span, score in zip(ranked, ranked.attrs.get("scores", [])):
             items.append((float(score), (span.start_char, span.end_char) in gold))
-    scored = [items for items in groups.values() if any(relevant for _, relevant in items)]
+    return {question: items for question, items in groups.items() if any(relevant for _, relevant in items)}
+
+
+def question_reciprocal_ranks(examples: Iterable[Example], spans_key: str = "ranked_sents") -> Dict[str, float]:
+    """The reciprocal rank of each question's first relevant candidate (their mean is
+    ``rerank_mrr``): per question, for paired comparisons of two rankers."""
+    return {question: reciprocal_rank(items) for question, items in _question_candidates(examples, spans_key).items()}
+
+
+def score_reranking(examples: Iterable[Example], spans_key: str = "ranked_sents", **kwargs: Any) -> Dict[str, Optional[float]]:
+    """``rerank_mrr`` (fraction), ``rerank_mrr_random`` (the expected MRR of a random order of
+    the same candidates, the baseline any ranking must beat) and ``rerank_questions`` (how many
+    questions were scored)."""
+    scored = list(_question_candidates(examples, spans_key).values())
     ranks = [reciprocal_rank(items) for items in scored]
     random_ranks = [random_order_reciprocal_rank([relevant for _, relevant in items]) for items in scored]
     return {
