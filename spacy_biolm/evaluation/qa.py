@@ -110,7 +110,7 @@ ANSWER_SPAN_BASELINES = (frequent_word_answers, question_sentence_answers)
 LEXICAL_WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
 
 
-def _weight_curve(nlp: Language, examples: List[Example], weights: Sequence[float], batch_size: int = 16):
+def lexical_weight_curve(nlp: Language, examples: List[Example], weights: Sequence[float], batch_size: int = 16):
     """The reranker of ``nlp`` on ``examples`` at each lexical weight: ``(name, best weight,
     {weight: dev MRR}, {weight: {question: reciprocal rank}})``. The model runs once; each
     weight re-ranks its margins. Ties go to the smaller weight: no lexical evidence unless it helps."""
@@ -134,7 +134,7 @@ def _weight_curve(nlp: Language, examples: List[Example], weights: Sequence[floa
     return name, best, mrr, ranks
 
 
-def _store_lexical_weight(nlp: Language, name: str, model_dir: Path) -> None:
+def store_lexical_weight(nlp: Language, name: str, model_dir: Path) -> None:
     """Write ``nlp``'s reranker settings (its lexical_weight) into the saved pipeline at ``model_dir``."""
     from spacy.util import load_config
 
@@ -144,7 +144,8 @@ def _store_lexical_weight(nlp: Language, name: str, model_dir: Path) -> None:
     config.to_disk(model_dir / "config.cfg")
 
 
-def _dev_examples(nlp: Language, dev_path: Union[str, Path]) -> List[Example]:
+def reranking_examples(nlp: Language, dev_path: Union[str, Path]) -> List[Example]:
+    """The Examples of a reranking DocBin, read with ``nlp``; an error when it has none."""
     from ..corpora.qa import QACorpus
 
     examples = list(QACorpus(dev_path)(nlp))
@@ -165,9 +166,9 @@ def tune_lexical_weight(
     nlp = load_pipeline(model_dir, gpu_id=gpu_id)
     if not _answer_rerankers(nlp):
         raise ValueError(f"{model_dir}: the pipeline has no answer_reranker component")
-    examples = _dev_examples(nlp, dev_path)
-    name, best, mrr, _ = _weight_curve(nlp, examples, weights, batch_size)
-    _store_lexical_weight(nlp, name, model_dir)
+    examples = reranking_examples(nlp, dev_path)
+    name, best, mrr, _ = lexical_weight_curve(nlp, examples, weights, batch_size)
+    store_lexical_weight(nlp, name, model_dir)
     return {"component": name, "dev": str(dev_path), "questions": len(examples), "lexical_weight": best,
             "dev_mrr": {str(w): v for w, v in mrr.items()}}
 

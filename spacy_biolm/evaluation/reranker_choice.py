@@ -16,7 +16,7 @@ import numpy
 from spacy.language import Language
 
 from ..loading import load_pipeline
-from .qa import LEXICAL_WEIGHTS, _dev_examples, _store_lexical_weight, _weight_curve
+from .qa import LEXICAL_WEIGHTS, lexical_weight_curve, reranking_examples, store_lexical_weight
 
 __all__ = ["paired_bootstrap", "untrained_start", "choose_reranker"]
 
@@ -63,8 +63,8 @@ def choose_reranker(
     rankers = {"trained": load_pipeline(trained_dir, gpu_id=gpu_id), "untrained start": untrained_start(trained_dir)}
     curves, ranks = {}, {}
     for which, nlp in rankers.items():
-        examples = _dev_examples(nlp, dev_path)
-        name, best, mrr, question_ranks = _weight_curve(nlp, examples, weights)
+        examples = reranking_examples(nlp, dev_path)
+        name, best, mrr, question_ranks = lexical_weight_curve(nlp, examples, weights)
         curves[which] = {"lexical_weight": best, "dev_mrr": {str(w): v for w, v in mrr.items()}}
         ranks[which] = question_ranks[best]
     questions = sorted(ranks["trained"])
@@ -80,5 +80,5 @@ def choose_reranker(
         **{k: record[k] for k in ("chosen", "lexical_weight", "questions", "alpha")},
         "trained_minus_start_mrr": bootstrap["difference"], "p_not_better": bootstrap["p_not_better"]}
     nlp.to_disk(output_dir)
-    _store_lexical_weight(nlp, name, output_dir)  # config.cfg too, so that loading ranks with it
+    store_lexical_weight(nlp, name, output_dir)  # config.cfg too, so that loading ranks with it
     return record
