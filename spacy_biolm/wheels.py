@@ -74,16 +74,16 @@ def build_pipeline_wheel(pipeline_dir: Path, packages_dir: Path, name: str, vers
         raise FileNotFoundError(f"{source}: no meta.json for the package")
     meta = pin_requirement(json.loads(source.read_text(encoding="utf8")))
     Path(packages_dir).mkdir(parents=True, exist_ok=True)
-    lang = meta.get("lang", "en")
+    package_name = f"{meta.get('lang', 'en')}_{name}-{version}"
     # spacy package keeps the README.md an earlier build left in the package folder: the wheel would
     # carry that build's scores. Removed, spacy package writes it anew from this meta.
-    (Path(packages_dir) / f"{lang}_{name}-{version}" / "README.md").unlink(missing_ok=True)
+    (Path(packages_dir) / package_name / "README.md").unlink(missing_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         pinned = Path(tmp) / "meta.json"
         pinned.write_text(json.dumps(meta, indent=2), encoding="utf8")
         package(pipeline_dir, Path(packages_dir), meta_path=pinned, name=name, version=version,
                 create_sdist=False, create_wheel=True, force=True, silent=True)
-    wheel = Path(packages_dir) / f"{lang}_{name}-{version}" / "dist" / f"{lang}_{name}-{version}-py3-none-any.whl"
+    wheel = Path(packages_dir) / package_name / "dist" / f"{package_name}-py3-none-any.whl"
     if not wheel.exists():
         raise RuntimeError(f"spacy package did not write {wheel}")
     return wheel

@@ -95,15 +95,13 @@ def halve_model_bytes(model_bytes: bytes, int8: bool = False) -> Tuple[bytes, in
     return srsly.msgpack_dumps(msg), changed
 
 
-def _pair_encoder_components(config_path: Path) -> set:
-    """The components whose model holds a ``spacy-biolm.PairEncoder.v1``."""
-    from spacy.util import load_config
+def _pair_encoder_components(components: Dict[str, dict]) -> set:
+    """The components (a config's ``[components]`` blocks) whose model holds a ``spacy-biolm.PairEncoder.v1``."""
 
     def has_pair_encoder(block) -> bool:
         return isinstance(block, dict) and (block.get("@architectures") == PAIR_ENCODER
                                             or any(has_pair_encoder(value) for value in block.values()))
 
-    components = load_config(config_path, interpolate=False).get("components", {})
     return {name for name, block in components.items() if has_pair_encoder(block.get("model"))}
 
 
@@ -122,10 +120,11 @@ def halve_pipeline(
     if not (pipeline_dir / "config.cfg").is_file():
         raise FileNotFoundError(f"{pipeline_dir} is not a saved spaCy pipeline (no config.cfg)")
     float16 = set(float16)
-    components = set(load_config(pipeline_dir / "config.cfg", interpolate=False).get("components", {}))
-    if float16 - components:
-        raise ValueError(f"{pipeline_dir} has no component {', '.join(sorted(float16 - components))} to keep in float16 "
+    components = load_config(pipeline_dir / "config.cfg", interpolate=False).get("components", {})
+    if float16 - set(components):
+        raise ValueError(f"{pipeline_dir} has no component {', '.join(sorted(float16 - set(components)))} to keep in float16 "
                          f"(its components: {', '.join(sorted(components))})")
+    int8_components = _pair_encoder_components(components) - float16
     if output_dir.exists():
         if not overwrite:
             raise FileExistsError(f"{output_dir} exists; give a new directory for the float16 copy (or --overwrite)")
@@ -135,7 +134,6 @@ def halve_pipeline(
             raise ValueError(f"{output_dir} is the pipeline being halved; give another directory")
         shutil.rmtree(output_dir)
     shutil.copytree(pipeline_dir, output_dir)
-    int8_components = _pair_encoder_components(output_dir / "config.cfg") - float16
     sizes = {}
     for model_file in sorted(output_dir.glob("*/model")):
         before = model_file.read_bytes()
