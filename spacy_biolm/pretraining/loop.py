@@ -287,7 +287,17 @@ def pretrain(
     (SIGINT/SIGTERM) ends the run at the next step boundary as ``max_steps`` would (checkpoint,
     export, held-out evaluation, summary, plot), then raises KeyboardInterrupt.
     """
-    output_dir = Path(output_dir)
+    joins_group = int(os.environ.get("WORLD_SIZE", "1")) > 1 and not dist.is_initialized()
+    try:
+        return _pretrain(settings, Path(output_dir), resume, show_progress)
+    finally:
+        # Leave the group before the interpreter exits: Gloo's threads still running at exit
+        # abort the process ("terminate called without an active exception"), failing torchrun.
+        if joins_group and dist.is_initialized():
+            dist.destroy_process_group()
+
+
+def _pretrain(settings: PretrainSettings, output_dir: Path, resume: bool, show_progress: bool) -> Dict[str, Any]:
     rank, world, local_rank = _init_distributed()
     is_main = rank == 0
     output_dir.mkdir(parents=True, exist_ok=True)
