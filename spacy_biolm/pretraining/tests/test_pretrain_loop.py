@@ -187,6 +187,31 @@ def test_continued_pretraining_refuses_a_different_vocabulary(micro_config, tmp_
         pretrain(load_settings(micro_config, {"paths.init": str(tmp_path / "nothing")}), tmp_path / "x", show_progress=False)
 
 
+def test_pretrain_leaves_the_process_group_it_joined_and_only_that_one(monkeypatch, tmp_path):
+    """Under torchrun a process that exits still in its Gloo group can abort at interpreter exit
+    (SIGABRT), failing the whole run: pretrain leaves the group it joined, even on an error, and
+    leaves a group its caller joined to the caller."""
+    from spacy_biolm.pretraining import loop
+
+    group = {"joined": False, "left": 0}
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setattr(loop.dist, "is_initialized", lambda: group["joined"])
+    monkeypatch.setattr(loop.dist, "destroy_process_group", lambda: group.update(joined=False, left=group["left"] + 1))
+
+    def joins_then_fails(*args):
+        group["joined"] = True
+        raise RuntimeError("stopped mid-run")
+
+    monkeypatch.setattr(loop, "_pretrain", joins_then_fails)
+    with pytest.raises(RuntimeError, match="stopped mid-run"):
+        loop.pretrain(None, tmp_path)
+    assert group == {"joined": False, "left": 1}
+    group["joined"] = True  # the caller's group
+    monkeypatch.setattr(loop, "_pretrain", lambda *args: {"steps": 0})
+    assert loop.pretrain(None, tmp_path) == {"steps": 0}
+    assert group == {"joined": True, "left": 1}
+
+
 def test_torchrun_trains_data_parallel_replicas(micro_config, tmp_path, bio_text):
     """Two CPU processes (Gloo) under torchrun: one model, one log, global token counts; rank 0
     evaluates the held-out text while the other waits."""
