@@ -161,6 +161,10 @@ def test_held_out_runs_score_each_corpus_by_a_pipeline_that_never_read_it_and_re
     shutil.rmtree(tmp_path / "checkout_1")
     assert held_out.run_held_out(config, tmp_path / "checkout_2", directory, ["BioNLP13CG"], overrides,
                                  scores_dir=tmp_path / "kept")["corpora"] == kept["corpora"]
+    # The matrix so far: the scored runs' column, the others named, nothing trained.
+    so_far = held_out.run_held_out(config, tmp_path / "checkout_3", directory, ["BC2GM", "BioNLP13CG"], overrides,
+                                   scores_dir=tmp_path / "kept", scored_only=True)
+    assert so_far["corpora"] == kept["corpora"] and so_far["not_run"] == ["BC2GM"]
     with pytest.raises(ValueError, match="another recipe"):
         held_out.run_held_out(config, tmp_path / "runs", directory, ["BC2GM"], {**overrides, "training.max_steps": 4})
     with pytest.raises(FileNotFoundError, match="CRAFT/test.spacy missing"):

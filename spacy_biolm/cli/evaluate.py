@@ -243,6 +243,7 @@ def held_out_cli(
     output: Path = typer.Option(..., "--output", help="Scores JSON to write: each corpus scored by the run that never read it (`docs entity-corpora-table` takes it as a column)"),
     split: str = typer.Option("test", "--split", help="Which split of each held-out corpus is scored"),
     scores_dir: Optional[Path] = typer.Option(None, "--scores-dir", help="Keep each run's scores here as CORPUS.json (default: OUTPUT_DIR/CORPUS/held_out_scores.json); committed, they let a matrix resume in another checkout"),
+    scored_only: bool = typer.Option(False, "--scored-only", help="Train nothing: write the scored runs' column and name the corpora still to run (the matrix so far)"),
     gpu_id: int = gpu_option(),
 ):
     """Leave-one-corpus-out: train CONFIG once without each --corpus and score that run on the
@@ -253,8 +254,10 @@ def held_out_cli(
 
     with user_errors(ValueError, OSError):
         results = run_held_out(config_path, output_dir, directory, corpus, config_overrides(ctx), split=split, use_gpu=gpu_id,
-                               scores_dir=scores_dir)
+                               scores_dir=scores_dir, scored_only=scored_only)
     write_json(output, results, device="gpu" if gpu_id >= 0 else "cpu")
+    if results["not_run"]:
+        msg.warn(f"Not run yet (--scored-only): {', '.join(results['not_run'])}")
     for name, scores in results["corpora"].items():
         msg.info(f"{name} held out ({', '.join(scores['types'])}): F1 {100 * (scores['ents_f'] or 0):.1f}")
     msg.good(f"Wrote {output}")

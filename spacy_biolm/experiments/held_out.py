@@ -29,15 +29,17 @@ def run_held_out(
     split: str = "test",
     use_gpu: int = -1,
     scores_dir: Optional[Path] = None,
+    scored_only: bool = False,
 ) -> Dict[str, object]:
     """For each of ``corpora``: train ``config_path`` without it (``paths.held_out``) into
     ``output_dir/<corpus>`` and score ``model-best`` on ``directory/<corpus>/<split>.spacy``.
     Returns ``{"types", "trained_on": [], "corpora": {corpus: scores}, "held_out": {corpus: the
-    run's model, the corpora it trained on, its training and test seconds}}``. A run already
+    run's model, the corpora it trained on, its training and test seconds}, "not_run": []}``. A run already
     scored (``<corpus>/held_out_scores.json``, or ``scores_dir/<corpus>.json``) is reused if it
     was trained with the same recipe, so an interrupted matrix resumes where it stopped; with
     ``scores_dir`` a folder that is kept (committed), it resumes in another checkout, where the
-    trained runs are gone."""
+    trained runs are gone. ``scored_only``: train nothing; the corpora without a scored run are
+    listed under ``"not_run"`` (the matrix so far, while it is run a few corpora at a time)."""
     from spacy.cli.train import train
     from spacy.util import load_config
 
@@ -51,13 +53,16 @@ def run_held_out(
     if missing:
         raise FileNotFoundError(f"{', '.join(missing)} missing: convert the corpora first (projects/entity-types: convert)")
     merged: Dict[str, object] = {"config": str(config_path), "split": split, "types": [], "trained_on": [],
-                                 "corpora": {}, "held_out": {}}
+                                 "corpora": {}, "held_out": {}, "not_run": []}
     for corpus in corpora:
         run_dir = Path(output_dir) / corpus
         run_overrides = {**(overrides or {}), "paths.held_out": corpus}
         recipe = recipe_fingerprint(config_path, run_overrides)
         scores_path = run_dir / RUN_SCORES if scores_dir is None else Path(scores_dir) / f"{corpus}.json"
         result = scored_run(scores_path, recipe, config_path, run_overrides)
+        if result is None and scored_only:
+            merged["not_run"].append(corpus)
+            continue
         if result is None:
             start = time.perf_counter()
             train(config_path, run_dir, use_gpu=use_gpu, overrides=run_overrides)
