@@ -6,7 +6,8 @@ One sub-app per area, each command a thin wrapper over a library function:
     spacy-biolm pretrain   vocab, extend-vocab, run
     spacy-biolm relations  convert, train, evaluate, cv, table
     spacy-biolm qa         convert, corpora, evaluate, evaluate-project, tune-lexical-weight, seeds-table
-    spacy-biolm evaluate   seeds, encoders, seeds-table, tune, ner-table, release-meta, entity-types, multitask, listener-gradients, hoc, hoc-objectives, hoc-test
+    spacy-biolm evaluate   seeds, encoders, seeds-table, tune, ner-table, release-meta, entity-types, entity-corpora, entity-errors,
+                           held-out, multitask, listener-gradients, hoc, hoc-objectives, hoc-test
     spacy-biolm docs       steps-table, scores-table, encoders-table, one-encoder-table, includes, results-index
     spacy-biolm profile    show, run (the project with a named budget: default, full)
     spacy-biolm bench      list, run

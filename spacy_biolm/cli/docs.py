@@ -103,14 +103,17 @@ def entity_corpora_table_cli(
     corpus: List[str] = typer.Option([], "--corpus", help="Only this test set's rows (repeatable; default: every test set a result scored)"),
 ):
     """Per entity type, every test set's F1 for each pipeline, † where it never learnt the type from
-    that corpus, and the type's macro F1 over the test sets all were scored on."""
+    that corpus, and the type's macro F1 over the test sets all were scored on. The table carries
+    the run record of its newest column."""
     from ..evaluation.entities import entity_corpora_table
     from ..evaluation.tables import parse_named_paths
     from ..run_record import read_record, with_run_comment
 
     with user_errors(ValueError, OSError):
         named = parse_named_paths(results)
-        text = with_run_comment(entity_corpora_table(named, corpus), read_record(next(iter(named.values()))))
+        records = [record for record in map(read_record, named.values()) if record]
+        newest = max(records, key=lambda record: str(record.get("date", "")), default=None)
+        text = with_run_comment(entity_corpora_table(named, corpus), newest)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(text, encoding="utf8")
     msg.good(f"Wrote {output}")

@@ -233,6 +233,33 @@ def entity_corpora_cli(
     msg.good(f"Wrote {output}")
 
 
+@app.command("entity-errors")
+def entity_errors_cli(
+    model_path: Path = typer.Argument(..., help="Trained pipeline with one or more ner/typed_ner components"),
+    data_path: Path = typer.Argument(..., help="DocBin annotating --type completely (e.g. projects/entity-types' corpus/ner/BioNLP11ID/test.spacy)", exists=True, dir_okay=False),
+    entity_type: str = typer.Option(..., "--type", help="The entity label whose errors to list"),
+    output: Path = typer.Option(..., "--output", help="JSON to write"),
+    top: int = typer.Option(25, "--top", help="How many of the most frequent false positive and false negative texts"),
+    gpu_id: int = gpu_option(),
+):
+    """A pipeline's errors on one entity type of a test set: exact-match counts, P/R/F1 and the
+    most frequent texts of its false positives and false negatives."""
+    from ..evaluation.entities import entity_errors, pipeline_entity_types, predict_entities
+    from ..loading import load_pipeline
+    from ..run_record import write_json
+
+    with user_errors(ValueError, OSError):
+        nlp = load_pipeline(model_path, gpu_id)
+        if entity_type not in pipeline_entity_types(nlp):
+            raise ValueError(f"{model_path} predicts {pipeline_entity_types(nlp)}, not {entity_type!r}")
+        errors = entity_errors(predict_entities(nlp, data_path), entity_type, top)
+    errors.update(model=str(model_path), data=str(data_path))
+    write_json(output, errors, device="gpu" if gpu_id >= 0 else "cpu")
+    msg.info(f"{entity_type}: P {100 * errors['p']:.1f} R {100 * errors['r']:.1f} F1 {100 * errors['f']:.1f}; "
+             f"most frequent false positives: {errors['top_false_positives'][:5]}")
+    msg.good(f"Wrote {output}")
+
+
 @app.command("held-out", context_settings=PASS_OVERRIDES)
 def held_out_cli(
     ctx: typer.Context,

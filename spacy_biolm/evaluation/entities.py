@@ -13,7 +13,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Union
 from ..loading import load_pipeline
 
 __all__ = ["evaluate_entity_types", "score_entity_types", "predict_entities", "score_predicted_entities", "evaluate_entity_corpora", "pipeline_entity_types",
-           "taught_types", "trained_on", "entity_corpora_table"]
+           "taught_types", "trained_on", "entity_corpora_table", "entity_errors"]
 
 
 def predict_entities(nlp, data_path: Path) -> List["Example"]:
@@ -42,6 +42,34 @@ def score_predicted_entities(predicted: Sequence["Example"], types: Sequence[str
         scores["doc_ents"] = {key: in_ents[key] for key in ("ents_p", "ents_r", "ents_f")}
     scores.update({"types": sorted(types), "docs": len(predicted)})
     return scores
+
+
+def entity_errors(predicted: Sequence["Example"], entity_type: str, top: int = 25) -> Dict[str, object]:
+    """Where :func:`predict_entities`' Examples go wrong on ``entity_type``: exact-match true
+    positives, false positives and false negatives, P/R/F1 from them, and the ``top`` most frequent
+    texts of each kind of error (a test set that repeats one name can hold many of a model's
+    errors). A prediction over a token whose gold tag is missing is not counted, as in the scorer."""
+    from collections import Counter
+
+    from ..doc_data import ENTITIES_SPANS_KEY
+
+    hits, false_positives, false_negatives = 0, Counter(), Counter()
+    for eg in predicted:
+        doc, reference = eg.predicted, eg.reference
+        found = doc.spans[ENTITIES_SPANS_KEY] if ENTITIES_SPANS_KEY in doc.spans else doc.ents
+        known = [token.ent_iob != 0 for token in reference]
+        found = {(e.start, e.end): e.text for e in found if e.label_ == entity_type and all(known[e.start:e.end])}
+        gold = {(e.start, e.end): e.text for e in reference.ents if e.label_ == entity_type}
+        hits += len(found.keys() & gold.keys())
+        false_positives.update(text for span, text in found.items() if span not in gold)
+        false_negatives.update(text for span, text in gold.items() if span not in found)
+    n_fp, n_fn = sum(false_positives.values()), sum(false_negatives.values())
+    precision = hits / (hits + n_fp) if hits + n_fp else 0.0
+    recall = hits / (hits + n_fn) if hits + n_fn else 0.0
+    return {"type": entity_type, "docs": len(predicted), "true_positives": hits, "false_positives": n_fp,
+            "false_negatives": n_fn, "p": precision, "r": recall,
+            "f": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
+            "top_false_positives": false_positives.most_common(top), "top_false_negatives": false_negatives.most_common(top)}
 
 
 def score_entity_types(nlp, data_path: Path, types: Sequence[str]) -> Dict[str, object]:

@@ -89,3 +89,22 @@ annotated_types = ["CHEMICAL", "CELL"]
 """)
     assert taught_types(release, corpora) == {"NCBI-disease": ["DISEASE"], "BioNLP13CG": ["CHEMICAL", "CELL"]}
     assert trained_on(release, corpora) == ["NCBI-disease", "BioNLP13CG"]
+
+
+def test_the_table_carries_the_run_record_of_its_newest_column(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+    from spacy_biolm.run_record import read_record
+
+    def column(name, date):
+        scores = {"ents_per_type": {"GENE": {"p": 0.5, "r": 0.5, "f": 0.5}}, "types": ["GENE"]}
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"corpora": {"BC2GM": scores}, "trained_on": [], "run": {"commit": name, "date": date}}))
+        return f"{name}={path}"
+
+    # In corpus first (an older run), the held-out column added later: the table is as new as that one.
+    args = ["docs", "entity-corpora-table", str(tmp_path / "t.md"), column("old", "2026-12-02T05:51:37Z"),
+            column("new", "2026-12-06T08:00:00Z")]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    assert read_record(tmp_path / "t.md")["commit"] == "new"
