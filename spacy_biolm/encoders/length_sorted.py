@@ -21,9 +21,9 @@ pipelines save and load as before. Its ``replace_listener`` hook re-applies the 
 to the copy that ``nlp.replace_listeners`` makes, and its ``replace_listener_cfg`` hook writes
 ``spacy-biolm.LengthSortedTok2VecTransformer.v1`` into the config, so a sourced listener keeps it.
 
-Training (``is_train=True``) runs the same length-sorted chunks through spacy-transformers' own HF
-wrapper, each with its backward pass: the outputs and gradients of the real wordpieces are
-TransformerModel.v3's (padding is masked out of attention), only less padding is computed. It
+Training (``is_train=True``) runs the same length-sorted chunks as one graph with one backward pass
+(``_train_sorted``): the outputs and gradients of the real wordpieces are TransformerModel.v3's
+(padding is masked out of attention), only less padding is computed. It
 matters most where a batch mixes lengths: a multi-task batch of ~30 sentences and 2 abstracts
 padded every sentence to an abstract's window, and the encoder's forward and backward were 96% of
 a training step (configs/release_multitask.cfg, py-spy). With mixed precision, training takes
@@ -290,27 +290,48 @@ def _predict_sorted(model, wordpieces, budget: int):
 
 
 def _train_sorted(model, wordpieces, budget: int):
-    """The encoder's training pass on length-sorted row chunks, each through spacy-transformers' HF
-    wrapper (so each keeps the stock backward); returns the outputs in the original row order and
-    padding, and the backward pass, which hands each chunk its rows of the gradient."""
+    """The encoder's training pass on length-sorted row chunks; returns the outputs in the original
+    row order and padding, and the backward pass, which hands each chunk its rows of the gradient.
+
+    The chunks are one graph of one update, as the stock pass's single padded call is: their word
+    embeddings are looked up in one call, their forwards run in one autocast context (each weight
+    is cast to bfloat16 once, not once a chunk) and their gradients flow back in one backward. A
+    backward per chunk computed a dense gradient of the whole embedding matrix per chunk (a
+    (vocabulary, width) fill and sum each time) and cast every weight's gradient per chunk: 1.27x
+    the time of an update of configs/release_multitask.cfg (``benchmarks/results/train_padding.json``
+    before and after). The gradients are the per-chunk ones summed in another order (the same in
+    float32; in bfloat16 a weight's chunk gradients are summed in bfloat16 before the cast back).
+    """
     import torch
-    from transformers.file_utils import ModelOutput
+    from thinc.api import xp2torch
 
     from .precision import training_autocast
 
-    outputs, chunks = _Reassembled(wordpieces), []
-    autocast = training_autocast(model.attrs.get("train_precision", "float32"), model.transformer)
-    for rows, length in _sorted_row_chunks(wordpieces, budget):
-        with autocast:
-            out, backprop_chunk = model.layers[0](_chunk(wordpieces, rows, length), is_train=True)
-        index = torch.as_tensor(rows, dtype=torch.long)
-        with torch.no_grad():  # the copy only carries values forward: each chunk backpropagates on its own
-            outputs.add(out, index, length)
-        chunks.append((index, length, backprop_chunk))
+    hf_model = model.transformer
+    hf_model.train()  # as thinc's PyTorchShim does before a training call
+    device = hf_model.device
+    chunks = [(torch.as_tensor(rows, dtype=torch.long, device=device), length)
+              for rows, length in _sorted_row_chunks(wordpieces, budget)]
+    input_ids = xp2torch(wordpieces.input_ids, device=device)
+    attention_mask = xp2torch(wordpieces.attention_mask, device=device)
+    token_type_ids = None if wordpieces.token_type_ids is None else xp2torch(wordpieces.token_type_ids, device=device)
+    outputs, hidden = _Reassembled(wordpieces), []
+    with training_autocast(model.attrs.get("train_precision", "float32"), hf_model):
+        ids = torch.cat([input_ids[rows, :length].reshape(-1) for rows, length in chunks])
+        embedded = hf_model.get_input_embeddings()(ids).split([len(rows) * length for rows, length in chunks])
+        for (rows, length), embeds in zip(chunks, embedded):
+            inputs = {"inputs_embeds": embeds.view(len(rows), length, -1), "attention_mask": attention_mask[rows, :length]}
+            if token_type_ids is not None:
+                inputs["token_type_ids"] = token_type_ids[rows, :length]
+            out = hf_model(**inputs)
+            with torch.no_grad():  # the copy only carries values forward; gradients go to each chunk's output
+                outputs.add(out, rows, length)
+            hidden.append(out.last_hidden_state)
 
     def backprop(d_model_output) -> None:
-        for index, length, backprop_chunk in chunks:
-            backprop_chunk(ModelOutput({key: d[index.to(d.device), :length] for key, d in d_model_output.items()}))
+        # As spacy-transformers' HF wrapper: the one gradient is of last_hidden_state.
+        (d_hidden,) = d_model_output.values()
+        torch.autograd.backward(hidden, [d_hidden[rows.to(d_hidden.device), :length] for rows, length in chunks])
 
     return outputs.model_output(), backprop
 

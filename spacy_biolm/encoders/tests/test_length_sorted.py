@@ -132,6 +132,24 @@ def test_training_on_sorted_chunks_gives_the_stock_outputs_and_gradients(tiny_qa
             (name, float((sorted_grads[name] - grad).abs().max()), scale)
 
 
+def test_training_runs_the_chunks_as_one_graph(tiny_qa_encoder, monkeypatch):
+    # A backward per chunk computed a dense gradient of the whole embedding matrix for each chunk:
+    # the chunks' word embeddings are looked up in one call and backpropagated in one backward.
+    import torch
+
+    nlp = _pipeline(tiny_qa_encoder)
+    model = nlp.get_pipe("transformer").model
+    model.attrs["max_batch_tokens"] = 40  # several chunks
+    lookups, encoder_calls, backwards = [], [], []
+    model.transformer.get_input_embeddings().register_forward_hook(lambda module, args, out: lookups.append(out.shape))
+    model.transformer.register_forward_hook(lambda module, args, out: encoder_calls.append(1))
+    stock_backward = torch.autograd.backward
+    monkeypatch.setattr(torch.autograd, "backward", lambda *args, **kwargs: (backwards.append(1), stock_backward(*args, **kwargs)))
+    _, grads = _training_pass(model, [nlp.make_doc(t) for t in TEXTS], d_seed=0)
+    assert len(encoder_calls) > 2 and len(lookups) == 1 and len(backwards) == 1
+    assert float(grads["embeddings.word_embeddings.weight"].abs().sum()) > 0
+
+
 def test_training_updates_and_the_setting_survives_save_and_load(nlp, tmp_path):
     gold = nlp.make_doc("Germline mutations in BRCA1 cause hereditary breast cancer .")
     gold.ents = [gold.char_span(34, 58, label="Disease")]

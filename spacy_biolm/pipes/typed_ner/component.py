@@ -116,7 +116,9 @@ class TypedEntityRecognizer(EntityRecognizer):
 
     def _learning_example(self, eg: Example) -> Example:
         view = learning_view(eg.reference, self.entity_types)
-        return eg if view is eg.reference else Example(eg.predicted, view)
+        # A view has the reference's tokens: the Example's alignment holds, computed once for
+        # every typed_ner of the pipeline rather than once each.
+        return eg if view is eg.reference else Example(eg.predicted, view, alignment=eg.alignment)
 
     def update(self, examples: Sequence[Example], *, drop: float = 0.0, sgd=None, losses=None):
         """spaCy's update on each Example's :func:`learning_view`, parsed from a Doc without entities."""

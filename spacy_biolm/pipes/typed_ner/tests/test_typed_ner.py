@@ -84,6 +84,15 @@ def test_learning_view_masks_docs_without_its_types_and_makes_other_types_outsid
     assert [t.ent_iob_ for t in learning_view(both, ["GENE"])] == ["B", "O", "O", "", "", "O"]
 
 
+def test_every_typed_ner_learns_from_its_view_with_the_examples_one_alignment():
+    nlp = _pipeline()
+    disease, gene = _corpus(nlp)[:2]
+    views = [nlp.get_pipe(name)._learning_example(eg) for name in ("ner", "ner_gene") for eg in (disease, gene)]
+    assert [view is eg for view, eg in zip(views, [disease, gene] * 2)] == [True, False, False, True]
+    assert views[1].alignment is gene.alignment and views[2].alignment is disease.alignment
+    assert all(t.ent_iob_ == "" for t in views[1].reference) and views[1].predicted is gene.predicted
+
+
 def test_earlier_entities_are_kept_and_never_overlapped():
     nlp = _pipeline()
     examples = _corpus(nlp)
