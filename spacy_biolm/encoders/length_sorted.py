@@ -297,10 +297,11 @@ def _train_sorted(model, wordpieces, budget: int):
     embeddings are looked up in one call, their forwards run in one autocast context (each weight
     is cast to bfloat16 once, not once a chunk) and their gradients flow back in one backward. A
     backward per chunk computed a dense gradient of the whole embedding matrix per chunk (a
-    (vocabulary, width) fill and sum each time) and cast every weight's gradient per chunk: 1.27x
-    the time of an update of configs/release_multitask.cfg (``benchmarks/results/train_padding.json``
-    before and after). The gradients are the per-chunk ones summed in another order (the same in
-    float32; in bfloat16 a weight's chunk gradients are summed in bfloat16 before the cast back).
+    (vocabulary, width) fill and sum each time) and cast every weight once per chunk: it took 1.27x
+    this pass's time on the same 8 updates of configs/release_multitask.cfg (one torch thread, one
+    process, interleaved, 2026-12-06). The gradients are the per-chunk ones summed in another
+    order (the same in float32; in bfloat16 a weight's chunk gradients are summed in bfloat16
+    before the cast back).
     """
     import torch
     from thinc.api import xp2torch
