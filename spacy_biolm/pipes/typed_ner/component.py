@@ -8,7 +8,8 @@ Three things set it apart from ``ner``, and all are for corpora that each annota
   "no disease here", not "no gene here". One ``ner`` for DISEASE and GENE cannot tell the two
   apart (spaCy's missing value is per token), so each corpus taught it that the other's type is
   no entity. Entities of other types in a Doc it learns from are ``O`` for it (a flat annotation:
-  a gene is not a disease). A Doc that records no types annotates every type.
+  a gene is not a disease). A Doc that records no types annotates every type. Its model reads
+  only the Docs it learns from, not the whole multi-task batch (:func:`~spacy_biolm.pipes.listening.listening_to`).
 * **It adds its entities beside those already on the Doc.** ``ner`` treats earlier entities as
   presets it must reproduce, which a component without their labels cannot do; ``typed_ner``
   parses as if the Doc had none (and no ``sentencizer`` boundaries, which it never saw in
@@ -34,6 +35,7 @@ from spacy.training import Example
 from thinc.api import Model
 
 from ...doc_data import ENTITIES_SPANS_KEY, annotated_entity_types
+from ..listening import listening_to
 
 __all__ = ["TypedEntityRecognizer", "make_typed_ner", "learning_view"]
 
@@ -121,21 +123,16 @@ class TypedEntityRecognizer(EntityRecognizer):
         return eg if view is eg.reference else Example(eg.predicted, view, alignment=eg.alignment)
 
     def update(self, examples: Sequence[Example], *, drop: float = 0.0, sgd=None, losses=None):
-        """spaCy's update on each Example's :func:`learning_view`, parsed from a Doc without entities."""
+        """spaCy's update on the :func:`learning_view` of each Example that teaches these types,
+        parsed from a Doc without entities; the model reads only those Docs (:func:`listening_to`)."""
         examples = [self._learning_example(eg) for eg in examples]
-        docs = [eg.predicted for eg in examples]
-        with _parsed_as_in_training(docs):
-            if any(self.moves.has_gold(eg) for eg in examples) or not any(len(doc) for doc in docs):
-                return super().update(examples, drop=drop, sgd=sgd, losses=losses)
-            # No Example teaches these types. spaCy's parser would return without reading its
-            # listener, and the last listener of a shared tok2vec or transformer is the one whose
-            # backprop updates it: the gradients the other components sent it for this batch
-            # would be dropped. A zero gradient passes them on.
-            tok2vec = self.model.get_ref("tok2vec")
-            vectors, backprop = tok2vec.begin_update(docs)
-            backprop(tok2vec.ops.alloc2f(*vectors.shape))
+        taught = [i for i, eg in enumerate(examples) if len(eg.predicted) and self.moves.has_gold(eg)]
         losses = {} if losses is None else losses
         losses.setdefault(self.name, 0.0)
+        with listening_to(self.model, [eg.predicted for eg in examples], taught) as docs:
+            if taught:
+                with _parsed_as_in_training(docs):
+                    super().update([examples[i] for i in taught], drop=drop, sgd=sgd, losses=losses)
         return losses
 
     def predict(self, docs: Sequence[Doc]):

@@ -190,3 +190,102 @@ def test_round_trip_keeps_types_and_predictions(tmp_path):
     before, after = nlp(text), loaded(text)
     assert [(s.start, s.end, s.label_) for s in after.spans["entities"]] == \
         [(s.start, s.end, s.label_) for s in before.spans["entities"]]
+
+
+def _listening_pipeline(upstream: str, encoder=None):
+    """A shared ``tok2vec`` or ``transformer`` (on ``encoder``) and a DISEASE and a GENE typed_ner
+    listening to it, initialised on the two corpora."""
+    if upstream == "tok2vec":
+        listener = {"@architectures": "spacy.Tok2VecListener.v1", "width": 32, "upstream": "*"}
+        nlp = spacy.blank("en")
+        # No window: a token's vector is its own, so a Doc's gradient does not depend on its batch.
+        nlp.add_pipe("tok2vec", config={"model": {**SMALL_TOK2VEC, "window_size": 0}})
+    else:
+        from spacy_biolm.testing import transformer_pipeline
+
+        listener = {"@architectures": "spacy-transformers.TransformerListener.v1", "grad_factor": 1.0,
+                    "pooling": {"@layers": "reduce_mean.v1"}, "upstream": "*"}
+        nlp = transformer_pipeline(encoder)
+    for name, types in (("ner", ["DISEASE"]), ("ner_gene", ["GENE"])):
+        nlp.add_pipe("typed_ner", name=name, config={"entity_types": types, "model": {**SMALL_MODEL, "tok2vec": listener}})
+    return nlp
+
+
+def _tok2vec_gradients(nlp, examples):
+    """The shared tok2vec's gradients from one update on ``examples`` (none accumulated before;
+    spaCy's parser draws random numbers in an update)."""
+    from spacy.util import fix_random_seed
+
+    fix_random_seed(0)
+    params = [(node, name) for node in nlp.get_pipe("tok2vec").model.walk() for name in node.param_names]
+    for node, name in params:
+        if node.has_grad(name):
+            node.set_grad(name, node.ops.alloc(node.get_grad(name).shape))
+    nlp.update(examples, sgd=False, drop=0.0)
+    return [node.get_grad(name).copy() for node, name in params if node.has_grad(name)]
+
+
+def test_each_typed_ner_reads_only_the_docs_that_teach_it():
+    nlp = _listening_pipeline("tok2vec")
+    examples = _corpus(nlp)
+    nlp.initialize(lambda: examples)
+    read = {}
+    for name in ("ner", "ner_gene"):
+        listener = next(node for node in nlp.get_pipe(name).model.walk() if node.name == "tok2vec-listener")
+
+        def spy(model, docs, is_train, forward=listener._func, name=name):
+            read[name] = [doc.text for doc in docs]
+            return forward(model, docs, is_train)
+
+        listener._func = spy
+    nlp.update(examples[:4], drop=0.0)  # a disease, two gene and a disease sentence
+    texts = [eg.reference.text for eg in examples[:4]]
+    assert read == {"ner": [texts[0], texts[3]], "ner_gene": [texts[1], texts[2]]}
+
+
+def test_the_shared_tok2vec_gets_the_gradient_of_the_docs_that_teach_its_listener():
+    """Docs a typed_ner does not learn from give the shared tok2vec no gradient, and those it
+    learns from the gradient they give alone, at their place in the batch: a pipeline whose only
+    typed_ner is DISEASE's gets the same tok2vec gradient from interleaved disease and gene
+    sentences as from the disease sentences alone."""
+    import numpy
+
+    nlp = _listening_pipeline("tok2vec")
+    nlp.remove_pipe("ner_gene")
+    examples = _corpus(nlp)
+    optimizer = nlp.initialize(lambda: examples)
+    nlp.update(examples, sgd=optimizer)  # the upper layers start at zero: no gradient reaches tok2vec before
+    diseases = [eg for eg in examples if annotated_entity_types(eg.reference) == {"DISEASE"}]
+    alone, interleaved = _tok2vec_gradients(nlp, diseases), _tok2vec_gradients(nlp, examples)
+    assert alone and any(numpy.abs(gradient).sum() > 0 for gradient in alone)
+    for a, b in zip(alone, interleaved):
+        numpy.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+
+
+def test_the_shared_transformer_gets_the_gradient_of_the_docs_that_teach_its_listener(tiny_encoder):
+    """As for a tok2vec, through spacy-transformers' listener and per-Doc outputs."""
+    import torch
+
+    nlp = _listening_pipeline("transformer", tiny_encoder)
+    nlp.remove_pipe("ner_gene")
+    examples = _corpus(nlp)
+    optimizer = nlp.initialize(lambda: examples)
+    nlp.update(examples, sgd=optimizer)  # the upper layers start at zero: no gradient reaches the encoder before
+    encoder = next(node.shims[0]._model for node in nlp.get_pipe("transformer").model.walk() if node.shims)
+    for module in encoder.modules():  # no dropout: the same Docs give the same gradient
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+
+    def gradients(batch):
+        from spacy.util import fix_random_seed
+
+        fix_random_seed(0)
+        encoder.zero_grad(set_to_none=True)
+        nlp.update(batch, sgd=False, drop=0.0)
+        return [p.grad.clone() for p in encoder.parameters() if p.grad is not None]
+
+    diseases = [eg for eg in examples if annotated_entity_types(eg.reference) == {"DISEASE"}]
+    alone, interleaved = gradients(diseases), gradients(examples)
+    assert alone and len(alone) == len(interleaved) and any(g.abs().sum() > 0 for g in alone)
+    for a, b in zip(alone, interleaved):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
