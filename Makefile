@@ -1,5 +1,6 @@
 # Two entry points that do all the set-up on a fresh machine:
-#   make all   -> builds .venv and runs the whole project (`spacy project run all`, CPU default);
+#   make all   -> builds .venv and runs the whole project (`spacy project run all`'s steps, CPU default, the
+#                 multi-task training beside the others: spacy_biolm/workflow.py);
 #                 `make all PROFILE=full` runs the papers' epochs (configs/profiles/full.yml), and
 #                 VARS="--vars.gpu_id 0" passes further project variables
 #   make test  -> builds .venv and runs the test suite (python -m pytest -n 2: two workers, the

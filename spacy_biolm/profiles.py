@@ -3,7 +3,7 @@
 project.yml's own ``vars`` are the ``default`` profile (what ``make all`` runs on 2 CPU cores).
 Another profile is a YAML file ``configs/profiles/<name>.yml`` of variables that replace those
 defaults, e.g. ``full``: the papers' epochs. ``spacy-biolm profile run full all`` (``make all
-PROFILE=full``) runs a workflow with them as ``--vars.*`` overrides, and the ``profile`` variable
+PROFILE=full``) runs a workflow (:func:`spacy_biolm.workflow.run_workflow`) with them as ``--vars.*`` overrides, and the ``profile`` variable
 it sets is recorded in ``results/release.json`` beside the scores.
 
 A profile may start from another project's profile: ``extends: PATH`` (relative to the profile's
@@ -16,14 +16,13 @@ steps: spaCy evaluates every ``eval_frequency`` updates, and otherwise the last 
 evaluated and never become ``model-best``.
 """
 
-import sys
 from pathlib import Path
 from typing import Dict, List, Sequence, Union
 
 from .project_steps import load_project
 
 __all__ = ["DEFAULT_PROFILE", "PROFILES_DIR", "BUDGETS", "profile_path", "load_profile", "profile_vars",
-           "check_budgets", "profile_command"]
+           "check_budgets", "profile_args"]
 
 PathLike = Union[str, Path]
 DEFAULT_PROFILE = "default"
@@ -117,10 +116,10 @@ def check_budgets(variables: Dict[str, object], where: str) -> None:
         raise ValueError(f"{where}: " + "; ".join(problems) + " (the last update would never be evaluated)")
 
 
-def profile_command(name: str, workflow: str, project_dir: PathLike = ".", extra: Sequence[str] = ()) -> List[str]:
-    """``python -m spacy project run WORKFLOW PROJECT_DIR --vars.K V ...`` for profile ``name``
-    (its overrides and ``profile``), then ``extra`` (e.g. ``--vars.gpu_id 0``)."""
-    command = [sys.executable, "-m", "spacy", "project", "run", workflow, str(project_dir)]
+def profile_args(name: str, project_dir: PathLike = ".", extra: Sequence[str] = ()) -> List[str]:
+    """``--vars.K V ...`` for profile ``name`` (its overrides and ``profile``), then ``extra``
+    (e.g. ``--vars.gpu_id 0``): the options of ``spacy project run`` that run it."""
+    args = []
     for key, value in load_profile(name, project_dir).items():  # checked before anything runs
-        command += [f"--vars.{key}", str(value)]
-    return command + list(extra)
+        args += [f"--vars.{key}", str(value)]
+    return args + list(extra)

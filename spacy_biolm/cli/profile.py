@@ -1,7 +1,6 @@
 """``spacy-biolm profile``: run the project with a named budget (configs/profiles/<name>.yml)."""
 
 import os
-import subprocess
 from pathlib import Path
 
 import typer
@@ -40,14 +39,16 @@ def run_cli(
     workflow: str = typer.Argument("all", help="The project.yml workflow or command to run"),
     project_dir: Path = typer.Option(Path("."), "--project", help="Project directory (with project.yml)"),
 ):
-    """`spacy project run WORKFLOW` with the profile's variables; further `--vars.KEY VALUE`
+    """`spacy project run WORKFLOW` with the profile's variables, step by step, the steps named in the
+    project variable `beside` beside the others (spacy_biolm/workflow.py); further `--vars.KEY VALUE`
     options (e.g. `--vars.gpu_id 0`) pass through and win."""
-    from ..profiles import profile_command
+    from ..profiles import profile_args
+    from ..run_record import PROFILE_ENV
+    from ..workflow import run_workflow
 
     with user_errors():
-        command = profile_command(name, workflow, project_dir, ctx.args)
-    msg.info(" ".join(command[1:]))
-    from ..run_record import PROFILE_ENV
-
+        args = profile_args(name, project_dir, ctx.args)
+    msg.info(f"spacy project run {workflow} {project_dir} {' '.join(args)}")
     # Every result file the run writes records the profile (spacy_biolm/run_record.py).
-    raise typer.Exit(subprocess.call(command, env={**os.environ, PROFILE_ENV: name}))
+    os.environ[PROFILE_ENV] = name
+    raise typer.Exit(run_workflow(workflow, project_dir, args))

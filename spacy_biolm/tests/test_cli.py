@@ -21,7 +21,7 @@ def test_a_malformed_name_path_pair_ends_the_command_with_its_message(tmp_path):
 def test_bench_lists_the_runnable_benchmarks_not_their_helpers():
     names = [script.stem for script in benchmark_scripts(REPO)]
     assert names == ["annotate", "finetune_memory", "inference", "int8", "long_documents", "pretrain_gpu", "pretrain_memory", "pretrain_runs", "pretrain_throughput", "qa_memory",
-                     "relations_throughput", "release_encoders", "train_padding", "train_precision"]
+                     "relations_throughput", "release_encoders", "train_padding", "train_precision", "train_threads"]
     listed = CliRunner().invoke(app, ["bench", "list", "--project-dir", str(REPO)])
     assert listed.exit_code == 0 and "inference" in listed.output and "pretraining_inputs" not in listed.output
 

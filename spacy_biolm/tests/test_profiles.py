@@ -1,12 +1,11 @@
 """Run profiles: a profile names only project.yml's variables, keeps every last update evaluated,
 and becomes the `spacy project run` command with its overrides."""
 
-import sys
 from pathlib import Path
 
 import pytest
 
-from spacy_biolm.profiles import check_budgets, load_profile, profile_command, profile_vars
+from spacy_biolm.profiles import check_budgets, load_profile, profile_args, profile_vars
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -36,13 +35,11 @@ def test_full_is_longer_than_default_where_the_papers_train_longer():
         assert int(full[steps]) > int(default[steps]), steps
 
 
-def test_the_command_passes_the_overrides_then_the_extra_options(tmp_path):
+def test_the_options_pass_the_overrides_then_the_extra_options(tmp_path):
     project = _project(tmp_path, "ner_steps: 400\nner_eval_frequency: 200\n")
-    command = profile_command("full", "all", project, ["--vars.gpu_id", "0"])
-    assert command[:6] == [sys.executable, "-m", "spacy", "project", "run", "all"]
-    assert command[7:] == ["--vars.ner_steps", "400", "--vars.ner_eval_frequency", "200", "--vars.profile", "full",
-                           "--vars.gpu_id", "0"]
-    assert profile_command("default", "all", project)[7:] == ["--vars.profile", "default"]
+    assert profile_args("full", project, ["--vars.gpu_id", "0"]) == [
+        "--vars.ner_steps", "400", "--vars.ner_eval_frequency", "200", "--vars.profile", "full", "--vars.gpu_id", "0"]
+    assert profile_args("default", project) == ["--vars.profile", "default"]
 
 
 def test_an_unknown_variable_is_an_error_naming_the_file(tmp_path):
@@ -60,7 +57,7 @@ def test_a_missing_profile_lists_the_profiles_there_are(tmp_path):
 def test_a_frequency_that_leaves_the_last_update_unevaluated_is_refused(tmp_path):
     project = _project(tmp_path, "ner_steps: 450\n")
     with pytest.raises(ValueError, match="profile 'full': ner_eval_frequency=100 does not divide ner_steps=450"):
-        profile_command("full", "all", project)
+        profile_args("full", project)
     with pytest.raises(ValueError, match="must be whole numbers"):
         check_budgets({"hoc_steps": "many", "hoc_eval_frequency": 50}, "here")
 
