@@ -34,7 +34,7 @@ LAYERS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
     ("experiments", ("experiments",)),
     ("release_meta", ("release_meta",)),
     ("annotate", ("annotate",)),
-    ("project", ("project_steps", "benchmark_sentences", "profiles", "runtimes", "results_index", "wheels", "assets")),
+    ("project", ("project_steps", "benchmark_sentences", "profiles", "workflow", "runtimes", "results_index", "wheels", "assets")),
     ("cli", ("cli", "__main__")),
 )
 
