@@ -1,7 +1,7 @@
 """The README's table of what `spacy project run all` does, generated from project.yml.
 
-project.yml runs ``all`` as stages (workflows ``data``, ``pretrain``, ``ner``, ``relations``,
-``qa``, ``evaluate``, ``release``); the table lists each stage's commands with their help text,
+project.yml runs ``all`` as stages (workflows ``data``, ``encoder``, ``baselines``, ``multitask``,
+``qa``, ``release``); the table lists each stage's commands with their help text,
 the programs they run and what they write, so the README cannot drift from the recipe. It lives
 between two marker comments in README.md; ``spacy-biolm docs steps-table`` rewrites it there.
 """

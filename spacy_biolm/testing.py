@@ -345,6 +345,10 @@ def _release_examples(nlp, task: str) -> list:
     return examples
 
 
+#: The entity types project.yml's train-multitask adds to configs/release_multitask.cfg, and their corpora.
+RELEASE_ADDED_TYPES = ("CHEMICAL", "SPECIES", "CELL")
+RELEASE_ADDED_CORPORA = ("LINNAEUS", "BioNLP13CG", "BioNLP13PC", "BioNLP11ID")
+
 #: (task, its config) of every pipeline the releases are assembled from: configs/release.cfg takes
 #: the multi-task and QA pipelines, configs/release_per_task.cfg the per-task ones and QA; each
 #: config's ``paths.<task>`` names the pipeline.
@@ -365,12 +369,14 @@ def make_tiny_release(out: Path, encoder_dir: Optional[Path] = None) -> Path:
     and the QA pipelines from their configs in ``configs/`` on a tiny encoder (initialised on
     :data:`RELEASE_SENTENCE`, not trained), then ``configs/release.cfg`` assembled from them, as the
     ``assemble`` step does. Every release component is in it (``sentencizer``, ``transformer``,
-    ``ner``, ``relation_extractor``, ``hallmarks``, and the disabled ``yes_no``, ``answer_span``,
+    ``ner``, ``ner_gene``, ``ner_chemical``, ``ner_species``, ``ner_cell``, ``relation_extractor``, ``hallmarks``, and the disabled ``yes_no``, ``answer_span``,
     ``answer_reranker``). Returns ``out / "release"``; the task pipelines are beside it
     (``out / "multitask"``, ``out / "ner"``, ...; :func:`make_tiny_per_task_release` assembles the
     per-task ones). ~15 s.
     """
     from spacy.util import fix_random_seed, load_config, load_model_from_config
+
+    from .training.entity_types_config import add_entity_types
 
     out = Path(out)
     if encoder_dir is None:
@@ -380,8 +386,10 @@ def make_tiny_release(out: Path, encoder_dir: Optional[Path] = None) -> Path:
     fix_random_seed(0)
     for task, config_name in _RELEASE_TASKS:
         extra = {"components.relation_extractor.labels": ["ASSOCIATION"]} if task == "relations" else {}
-        config = load_config(REPO / "configs" / config_name, overrides={"paths.encoder": str(encoder_dir), **extra},
-                             interpolate=True)
+        config = load_config(REPO / "configs" / config_name, overrides={"paths.encoder": str(encoder_dir), **extra})
+        if task == "multitask":  # as project.yml's train-multitask: three further entity types and their corpora
+            config = add_entity_types(config, out / "corpus", RELEASE_ADDED_CORPORA, RELEASE_ADDED_TYPES)
+        config = config.interpolate()
         nlp = load_model_from_config(config, auto_fill=True, validate=True)
         nlp.initialize(lambda nlp=nlp, task=task: _release_examples(nlp, task))
         nlp.to_disk(out / task)

@@ -22,8 +22,6 @@ SMOKE_VARS = {
     "paper_results": str(SHARED / "reference" / "paper_results.json"),
     "name": "Smoke encoder",
     "sentence_name": "Smoke sentence encoder",
-    "vocab_size": "4000",
-    "pretrain_steps": "3",
     "multitask_steps": "4",
     "multitask_eval_frequency": "2",
     "ner_cnn_steps": "4",
@@ -44,6 +42,8 @@ SMOKE_VARS = {
     "hoc_steps": "3",
     "hoc_eval_frequency": "3",
 }
+# projects/pretraining's workflow pretrain: a small vocabulary, three steps.
+PRETRAIN_VARS = {"vocab_size": "4000", "pretrain_steps": "3"}
 # projects/one-encoder's per-task pipelines (the comparison rows) and projects/encoder-ablation's NER,
 # a few updates each (one-encoder's HoC takes SMOKE_VARS' hoc_steps).
 PER_TASK_VARS = {
@@ -91,15 +91,18 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert source["path"] == str(sentence_encoder_init)
     # The multi-task pipeline, stored in float16 and scored component by component as the release ships it.
     multitask = {row: json.loads((project / f"metrics/multitask/{row}_test.json").read_text())
-                 for row in ("ner", "ner_gene", "relation_extractor", "hallmarks")}
+                 for row in ("ner", "ner_gene", "ner_chemical", "ner_species", "ner_cell", "relation_extractor", "hallmarks")}
     assert {"ents_p", "ents_r", "ents_f"} <= set(multitask["ner"]) and multitask["ner_gene"]["types"] == ["GENE"]
+    # The three further types on every test set of the corpora that teach them (their macro average), beside their CNN.
+    assert multitask["ner_species"]["types"] == ["SPECIES"] and len(multitask["ner_species"]["test_sets"]) == 3
+    assert json.loads((project / "metrics/ner_types_cnn/ner_cell_test.json").read_text())["types"] == ["CELL"]
     assert {"rel_micro_f"} <= set(multitask["relation_extractor"]) and "cats_micro_f" in multitask["hallmarks"]
 
     # After `all`: the per-task pipelines in their experiment project (projects/one-encoder), pretraining
     # from scratch, and the no-pretraining NER ablation (projects/encoder-ablation) beside the per-task NER,
     # each project reading the root's outputs through its var root ("../..").
     sub_overrides = overrides + [f"--vars.{k}={v}" for k, v in PER_TASK_VARS.items()]
-    for name in ("one-encoder", "encoder-ablation"):
+    for name in ("one-encoder", "encoder-ablation", "pretraining"):
         (project / "projects" / name).mkdir(parents=True)
         shutil.copy(REPO / "projects" / name / "project.yml", project / "projects" / name)
     _run([sys.executable, "-m", "spacy", "project", "run", "per-task", "projects/one-encoder", *sub_overrides], cwd=project)
@@ -110,7 +113,8 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert "| component | test set | metric | float32 | as shipped |" in (per_task / "results/storage_comparison.md").read_text()
     speed = json.loads((project / "benchmarks/results/release_encoders.json").read_text())
     assert speed["pipelines"]["one multi-task encoder"]["encoder_passes_per_token"] == 1.0
-    _run([sys.executable, "-m", "spacy", "project", "run", "pretrain", ".", *overrides], cwd=project)
+    _run([sys.executable, "-m", "spacy", "project", "run", "pretrain", "projects/pretraining", *overrides,
+          *[f"--vars.{k}={v}" for k, v in PRETRAIN_VARS.items()]], cwd=project)
     ablation = project / "projects" / "encoder-ablation"
     _run([sys.executable, "-m", "spacy", "project", "run", "pretraining-ablation", "projects/encoder-ablation", *sub_overrides], cwd=project)
     report = json.loads((project / "pretrained/vocab/vocab_report.json").read_text())
@@ -144,13 +148,13 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert list(hoc["rows"]) == ["Smoke sentence encoder"]
 
     meta = json.loads((project / "metrics/release_meta.json").read_text())
-    assert {"ner_ents_f", "ner_gene_ents_f", "relation_extractor_rel_micro_f", "yes_no_yes_no_f_no",
+    assert {"ner_ents_f", "ner_gene_ents_f", "ner_cell_ents_f", "relation_extractor_rel_micro_f", "yes_no_yes_no_f_no",
             "answer_span_answer_strict_acc", "answer_reranker_rerank_mrr", "hallmarks_cats_micro_f"} <= set(meta["performance"])
     assert "| `answer_reranker` |" in (project / "metrics/release.md").read_text()
     assert meta["description"].count("(yes_no, answer_span)") == 1
-    assert meta["description"].count("(ner, ner_gene, relation_extractor, hallmarks, answer_reranker)") == 1
+    assert meta["description"].count("(ner, ner_gene, ner_chemical, ner_species, ner_cell, relation_extractor, hallmarks, answer_reranker)") == 1
     train_times = json.loads((project / "metrics/train_times.json").read_text())
-    assert {"ner,ner_gene,relation_extractor,hallmarks", "ner_cnn", "ner_gene_cnn", "yes_no", "answer_span_transfer", "answer_span",
+    assert {"ner,ner_gene,ner_chemical,ner_species,ner_cell,relation_extractor,hallmarks", "ner_cnn", "ner_gene_cnn", "ner_types_cnn", "yes_no", "answer_span_transfer", "answer_span",
             "answer_reranker", "hallmarks_bow"} <= set(train_times)
     # answer_span started from its first stage (SQuAD dev + COVID-QA train), whose training counts in its time.
     assert json.loads((project / "training/answer_span/model-last/meta.json").read_text())["spacy_biolm"]["warm_start"]
@@ -186,7 +190,8 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     shutil.rmtree(project / "training")
     out = _run([sys.executable, "-c", code], cwd=tmp_path, env={"PYTHONPATH": str(site)})
     lines = out.stdout.splitlines()
-    assert lines[0].startswith("['sentencizer', 'transformer', 'ner', 'ner_gene', 'relation_extractor', 'hallmarks'] "
+    assert lines[0].startswith("['sentencizer', 'transformer', 'ner', 'ner_gene', 'ner_chemical', 'ner_species', 'ner_cell', "
+                               "'relation_extractor', 'hallmarks'] "
                                "['yes_no', 'answer_span', 'answer_reranker'] 9 ")  # Germline ... cancer + '.'
     assert lines[1] == "10 True"  # the 10 hallmarks of cancer in doc.cats
     assert lines[2] == "True ['no', 'yes']"

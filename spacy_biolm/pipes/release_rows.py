@@ -11,7 +11,7 @@ from .answer_span.release_row import RELEASE_ROW as ANSWER_SPAN
 from .multilabel_thresholds import HALLMARKS_RELEASE_ROW
 from .relation_extractor.release_row import RELEASE_ROW as RELATION_EXTRACTOR
 from .release_row import ReleaseRow
-from .typed_ner.release_row import NER, NER_GENE
+from .typed_ner.release_row import NER, NER_CELL, NER_CHEMICAL, NER_GENE, NER_SPECIES
 from .yes_no.release_row import RELEASE_ROW as YES_NO
 
 __all__ = ["RELEASE_ROWS"]
@@ -20,6 +20,9 @@ __all__ = ["RELEASE_ROWS"]
 RELEASE_ROWS: Dict[str, ReleaseRow] = {
     "ner": NER,
     "ner_gene": NER_GENE,
+    "ner_chemical": NER_CHEMICAL,
+    "ner_species": NER_SPECIES,
+    "ner_cell": NER_CELL,
     "relation_extractor": RELATION_EXTRACTOR,
     "yes_no": YES_NO,
     "answer_span": ANSWER_SPAN,

@@ -9,7 +9,8 @@ from typing import Any, Dict
 
 __all__ = ["SAMPLE_TEXT", "sample_output", "sample_markdown"]
 
-SAMPLE_TEXT = "Germline mutations in BRCA1 cause hereditary breast cancer."
+# A gene-disease association and the three further entity types (CHEMICAL, CELL, SPECIES) of the release.
+SAMPLE_TEXT = "Germline mutations in BRCA1 cause hereditary breast cancer. Tamoxifen slowed the growth of MCF-7 cells in mice."
 
 
 def sample_output(nlp, text: str = SAMPLE_TEXT) -> Dict[str, Any]:

@@ -37,9 +37,10 @@ def test_all_is_the_stage_workflows_in_order():
 def test_the_smoke_run_overrides_only_variables_the_project_has():
     # An override of a variable project.yml lacks is silently ignored: the smoke run would then
     # run with the full budgets.
-    from tests.test_project_e2e import SMOKE_VARS
+    from tests.test_project_e2e import PRETRAIN_VARS, SMOKE_VARS
 
     assert set(SMOKE_VARS) <= set(PROJECT["vars"]), set(SMOKE_VARS) - set(PROJECT["vars"])
+    assert set(PRETRAIN_VARS) <= set(_subproject("pretraining")["vars"]), PRETRAIN_VARS
 
 
 def test_command_names_are_unique_and_not_workflow_names():
@@ -269,7 +270,8 @@ def _subproject(name):
 
 def _root_provides(path):
     """``path`` (relative to the root) is an asset, an output of a root command, an output of another
-    experiment project (``projects/<name>/...``), or a file of the repository."""
+    experiment project (``projects/<name>/...``, or one it writes into the root: projects/pretraining's
+    ``../../pretrained/...``), or a file of the repository."""
     parts = Path(path).parts
     if len(parts) > 2 and parts[0] == "projects" and parts[1] in SUBPROJECTS:
         relative = str(Path(*parts[2:]))
@@ -277,6 +279,8 @@ def _root_provides(path):
     assets = {asset["dest"] for asset in PROJECT["assets"]}
     asset_folders = {str(parent) for dest in assets for parent in Path(dest).parents}
     outputs = {output for command in PROJECT["commands"] for output in command.get("outputs", [])}
+    outputs |= {output[len("../../"):] for name in SUBPROJECTS for command in _subproject(name)["commands"]
+                for output in command.get("outputs", []) if output.startswith("../../")}
     return path in assets | asset_folders | outputs or (REPO / path).exists()
 
 

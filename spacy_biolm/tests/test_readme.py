@@ -165,3 +165,11 @@ def test_benchmark_sentences_follow_their_result_files(tmp_path):
     sentence = pretraining_sentence(tmp_path)
     assert ("measured on NVIDIA H200: 1,500,000.0 WordPieces/s against 100.0 for today's loop on the same batches "
             "(12.00x, model FLOPs utilisation 31.0%") in sentence and "no GPU" not in sentence
+
+
+def test_the_release_finds_its_five_entity_types_in_readmes_example():
+    from spacy_biolm.corpora.entity_types import RELEASE_TYPES
+
+    sample = json.loads((REPO / "results" / "release.json").read_text(encoding="utf8"))["sample"]
+    assert sample["text"] == SAMPLE_TEXT, "results/release.json predates README's example text: run `make all`"
+    assert {label for _, label in sample["entities"]} == set(RELEASE_TYPES), sample["entities"]

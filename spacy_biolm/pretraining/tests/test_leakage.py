@@ -1,7 +1,7 @@
 """No evaluation text in the pretraining text the project builds.
 
 The detector first (it must find a sentence whatever the tokenisation, and only a whole one);
-then the project's own corpora: the text `collect-text` writes from the sources project.yml names,
+then the project's own corpora: the text `collect-text` (projects/pretraining) writes from the sources it names,
 checked against every HoC sentence and the dev/test sentences of the NER corpora."""
 
 import re
@@ -32,15 +32,16 @@ def test_a_sentence_is_found_whatever_its_tokenisation_and_line_breaks(tmp_path)
     assert find_leaks(index, [("hoc", TOKENISED), ("hoc", partial), ("hoc", short)]) == [("hoc", TOKENISED)]
 
 
-PROJECT = load_project(REPO)
-COMMANDS = {command["name"]: command for command in PROJECT["commands"]}
+# The root's commands and projects/pretraining's (which reads the root's assets as ../../assets/).
+COMMANDS = {command["name"]: command for project in (REPO, REPO / "projects" / "pretraining")
+            for command in load_project(project)["commands"]}
 
 
 def _sources(command: str, excluded: bool = False):
     """The asset paths a project command reads (with ``excluded``: those it passes to
     ``--exclude``), mapped into the mirror."""
     script = " ".join(COMMANDS[command]["script"])
-    paths = re.findall(r"(--exclude )?(assets/[^\s\"',\]]+)", script)
+    paths = re.findall(r"(--exclude )?(?:\.\./\.\./)?(assets/[^\s\"',\]]+)", script)
     return [SHARED_DATA / path.split("/", 1)[1] for flag, path in paths if bool(flag) == excluded]
 
 
@@ -49,7 +50,7 @@ def test_the_continued_pretraining_corpus_is_biomed_text_not_an_evaluation_set()
     assert plus and all("/pretraining/biomed_text/" in p for p in plus), plus
     for command in COMMANDS.values():
         if "pretrain run" in " ".join(command["script"]) or "collect-text" in " ".join(command["script"]):
-            script = " ".join(command["script"]).replace("--exclude assets/hoc_raw", "")
+            script = " ".join(command["script"]).replace("--exclude ../../assets/hoc_raw", "")
             assert "hoc.jsonl" not in script and "hoc_raw" not in script, command["name"]
 
 
