@@ -306,7 +306,8 @@ def test_a_subproject_names_existing_commands_in_run_order_and_no_command_twice(
 @pytest.mark.parametrize("name", SUBPROJECTS)
 def test_a_subprojects_dependencies_are_made_before_they_are_needed(name):
     # Its own: one of its assets (or their folder), an output of an earlier command or a file of the project;
-    # the root's (../../...): an asset, an output of the root project or a file of the repository.
+    # the root's (../../...): an asset, an output of the root project or a file of the repository; another
+    # project's (../<name>/...): one of its outputs.
     project = _subproject(name)
     assets = {asset["dest"] for asset in project.get("assets", [])}
     produced = assets | {str(parent) for dest in assets for parent in Path(dest).parents}
@@ -315,6 +316,8 @@ def test_a_subprojects_dependencies_are_made_before_they_are_needed(name):
             assert ", " not in dep and "${" not in dep, f"projects/{name} {command['name']}: {dep!r}"
             if dep.startswith(ROOT_PREFIX):
                 assert _root_provides(dep[len(ROOT_PREFIX):]), f"projects/{name} {command['name']}: the root makes no {dep}"
+            elif dep.startswith("../"):  # another experiment project's output
+                assert _root_provides("projects/" + dep[len("../"):]), f"projects/{name} {command['name']}: no project makes {dep}"
             else:
                 assert dep in produced or (REPO / "projects" / name / dep).exists(), (
                     f"projects/{name} {command['name']}: {dep} is neither an earlier output nor a file of the project")
