@@ -369,8 +369,8 @@ def make_tiny_release(out: Path, encoder_dir: Optional[Path] = None) -> Path:
     and the QA pipelines from their configs in ``configs/`` on a tiny encoder (initialised on
     :data:`RELEASE_SENTENCE`, not trained), then ``configs/release.cfg`` assembled from them, as the
     ``assemble`` step does. Every release component is in it (``sentencizer``, ``transformer``,
-    ``ner``, ``ner_gene``, ``ner_chemical``, ``ner_species``, ``ner_cell``, ``relation_extractor``, ``hallmarks``, and the disabled ``yes_no``, ``answer_span``,
-    ``answer_reranker``). Returns ``out / "release"``; the task pipelines are beside it
+    ``ner``, ``ner_gene``, ``ner_chemical``, ``ner_species``, ``ner_cell``, ``relation_extractor``,
+    ``hallmarks``, and the disabled ``yes_no``, ``answer_span``, ``answer_reranker``). Returns ``out / "release"``; the task pipelines are beside it
     (``out / "multitask"``, ``out / "ner"``, ...; :func:`make_tiny_per_task_release` assembles the
     per-task ones). ~15 s.
     """

@@ -157,7 +157,8 @@ def test_release_wheels_install_in_a_fresh_venv_and_run_every_component(venv_out
     assert not Path(report["spacy_biolm"]).resolve().is_relative_to(REPO)
     assert report["version"] == __version__
     assert f"spacy-biolm=={__version__}" in report["requirements"]
-    assert report["pipe_names"] == ["sentencizer", "transformer", "ner", "ner_gene", "relation_extractor", "hallmarks"]
+    assert report["pipe_names"] == ["sentencizer", "transformer", "ner", "ner_gene", "ner_chemical", "ner_species", "ner_cell",
+                                    "relation_extractor", "hallmarks"]
     assert report["hallmarks"] == sorted(HALLMARKS)  # nlp(text).cats: the 10 hallmarks of cancer
     assert report["disabled"] == ["yes_no", "answer_span", "answer_reranker"]
     assert report["tokens"] == 9 and report["encoded"] and report["has_ents"]

@@ -41,7 +41,33 @@ def test_config_passes_spacy_debug_config(path, tmp_path):
     paths = load_config(path, interpolate=False).get("paths", {})
     overrides = {f"paths.{key}": str(docbin) for key, value in paths.items()
                  if isinstance(value, str) and value.endswith(".spacy")}
+    if "corpus_dir" in paths:
+        overrides["paths.corpus_dir"] = str(_entity_type_corpora(path, tmp_path / "corpora"))
     debug_config(path, overrides=overrides)
+
+
+def _entity_type_corpora(path, directory: Path) -> Path:
+    """``directory/<corpus>/{train,devel}.spacy`` for every corpus a ``spacy-biolm.EntityTypeCorpora.v1``
+    reader of the config names (configs/ner_types_cnn.cfg): README's example text with the entities of
+    the types each corpus annotates, as `data convert-splits --corpus NAME` writes them."""
+    from spacy_biolm.corpora.entity_types import annotated_types
+    from spacy_biolm.doc_data import set_annotated_entity_types
+    from spacy_biolm.release_meta.sample import SAMPLE_TEXT
+
+    nlp = spacy.blank("en")
+    found = {"BRCA1": "GENE", "hereditary breast cancer": "DISEASE", "Tamoxifen": "CHEMICAL", "MCF-7 cells": "CELL",
+             "mice": "SPECIES"}
+    readers = load_config(path, interpolate=False)["corpora"]
+    for corpus in {name for reader in readers.values() for name in reader.get("corpora", [])}:
+        types = annotated_types(corpus)
+        doc = nlp.make_doc(SAMPLE_TEXT)
+        doc.ents = [doc.char_span(SAMPLE_TEXT.index(text), SAMPLE_TEXT.index(text) + len(text), label)
+                    for text, label in found.items() if label in types]
+        set_annotated_entity_types(doc, types)
+        for split in ("train", "devel"):
+            (directory / corpus).mkdir(parents=True, exist_ok=True)
+            DocBin(docs=[doc], store_user_data=True).to_disk(directory / corpus / f"{split}.spacy")
+    return directory
 
 
 def _task_docs(nlp, config_name: str) -> list:
@@ -106,6 +132,9 @@ def test_config_trains_as_it_is_with_only_its_data_encoder_and_budget_given(path
                  "training.max_steps": 2, "training.eval_frequency": 1}
     if "encoder" in load_config(path, interpolate=False)["paths"]:
         overrides["paths.encoder"] = str(config_encoder)
+    if "corpus_dir" in load_config(path, interpolate=False)["paths"]:  # several corpora by name (ner_types_cnn.cfg)
+        overrides = {"paths.corpus_dir": str(_entity_type_corpora(path, tmp_path / "corpora")),
+                     "training.max_steps": 2, "training.eval_frequency": 1}
     train(path, tmp_path / "out", overrides=overrides)
     trained = spacy.load(tmp_path / "out" / "model-last")
     assert trained.pipe_names == load_config(path, interpolate=False)["nlp"]["pipeline"]
