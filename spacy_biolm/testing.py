@@ -345,9 +345,17 @@ def _release_examples(nlp, task: str) -> list:
     return examples
 
 
-#: The entity types project.yml's train-multitask adds to configs/release_multitask.cfg, and their corpora.
-RELEASE_ADDED_TYPES = ("CHEMICAL", "SPECIES", "CELL")
-RELEASE_ADDED_CORPORA = ("LINNAEUS", "BioNLP13CG", "BioNLP13PC", "BioNLP11ID")
+def release_added_entity_types() -> Tuple[List[str], List[str]]:
+    """(corpora, types) that project.yml's train-multitask passes to `spacy-biolm release
+    add-entity-types`: what the release adds to configs/release_multitask.cfg, read from the recipe."""
+    import shlex
+
+    from .project_steps import load_project
+
+    command = next(c for c in load_project(REPO)["commands"] if c["name"] == "train-multitask")
+    tokens = shlex.split(next(line for line in command["script"] if "add-entity-types" in line))
+    corpora = [tokens[i + 1] for i, token in enumerate(tokens) if token == "--corpus"]
+    return corpora, [tokens[i + 1] for i, token in enumerate(tokens) if token == "--type"]
 
 #: (task, its config) of every pipeline the releases are assembled from: configs/release.cfg takes
 #: the multi-task and QA pipelines, configs/release_per_task.cfg the per-task ones and QA; each
@@ -388,7 +396,7 @@ def make_tiny_release(out: Path, encoder_dir: Optional[Path] = None) -> Path:
         extra = {"components.relation_extractor.labels": ["ASSOCIATION"]} if task == "relations" else {}
         config = load_config(REPO / "configs" / config_name, overrides={"paths.encoder": str(encoder_dir), **extra})
         if task == "multitask":  # as project.yml's train-multitask: three further entity types and their corpora
-            config = add_entity_types(config, out / "corpus", RELEASE_ADDED_CORPORA, RELEASE_ADDED_TYPES)
+            config = add_entity_types(config, out / "corpus", *release_added_entity_types())
         config = config.interpolate()
         nlp = load_model_from_config(config, auto_fill=True, validate=True)
         nlp.initialize(lambda nlp=nlp, task=task: _release_examples(nlp, task))
