@@ -345,17 +345,37 @@ def _release_examples(nlp, task: str) -> list:
     return examples
 
 
-def release_added_entity_types() -> Tuple[List[str], List[str]]:
-    """(corpora, types) that project.yml's train-multitask passes to `spacy-biolm release
-    add-entity-types`: what the release adds to configs/release_multitask.cfg, read from the recipe."""
+def _train_multitask_options(step: str) -> Dict[str, List[str]]:
+    """``{option: its values}`` of the line of project.yml's train-multitask that runs ``spacy-biolm
+    release STEP``: how the release grows configs/release_multitask.cfg, read from the recipe."""
     import shlex
 
     from .project_steps import load_project
 
     command = next(c for c in load_project(REPO)["commands"] if c["name"] == "train-multitask")
-    tokens = shlex.split(next(line for line in command["script"] if "add-entity-types" in line))
-    corpora = [tokens[i + 1] for i, token in enumerate(tokens) if token == "--corpus"]
-    return corpora, [tokens[i + 1] for i, token in enumerate(tokens) if token == "--type"]
+    tokens = shlex.split(next(line for line in command["script"] if f" {step} " in line))
+    options: Dict[str, List[str]] = {}
+    for token, value in zip(tokens, tokens[1:]):
+        if token.startswith("--") and not value.startswith("--"):
+            options.setdefault(token[2:], []).append(value)
+    return options
+
+
+def release_multitask_config(config, corpus_dir: Path):
+    """``config`` (configs/release_multitask.cfg) grown as project.yml's train-multitask grows it: the
+    added entity types and relation extractor, their corpora under ``corpus_dir``."""
+    from .corpora.relations import DATASETS
+    from .training.entity_types_config import add_entity_types
+    from .training.relations_config import add_relation_extractor
+
+    types = _train_multitask_options("add-entity-types")
+    config = add_entity_types(config, corpus_dir, types["corpus"], types["type"])
+    options = {key: values[0] for key, values in _train_multitask_options("add-relation-extractor").items()}
+    dataset = DATASETS[options["dataset"]]
+    return add_relation_extractor(config, options["name"], dataset["labels"], dataset["pair_types"], options["task"],
+                                  Path(corpus_dir) / "relations_train.spacy", Path(corpus_dir) / "relations_dev.spacy",
+                                  options["score-prefix"], float(options.get("score-weight", 0.0)))
+
 
 #: (task, its config) of every pipeline the releases are assembled from: configs/release.cfg takes
 #: the multi-task and QA pipelines, configs/release_per_task.cfg the per-task ones and QA; each
@@ -378,13 +398,11 @@ def make_tiny_release(out: Path, encoder_dir: Optional[Path] = None) -> Path:
     :data:`RELEASE_SENTENCE`, not trained), then ``configs/release.cfg`` assembled from them, as the
     ``assemble`` step does. Every release component is in it (``sentencizer``, ``transformer``,
     ``ner``, ``ner_gene``, ``ner_chemical``, ``ner_species``, ``ner_cell``, ``relation_extractor``,
-    ``hallmarks``, and the disabled ``yes_no``, ``answer_span``, ``answer_reranker``). Returns ``out / "release"``; the task pipelines are beside it
+    ``relation_chemprot``, ``hallmarks``, and the disabled ``yes_no``, ``answer_span``, ``answer_reranker``). Returns ``out / "release"``; the task pipelines are beside it
     (``out / "multitask"``, ``out / "ner"``, ...; :func:`make_tiny_per_task_release` assembles the
     per-task ones). ~15 s.
     """
     from spacy.util import fix_random_seed, load_config, load_model_from_config
-
-    from .training.entity_types_config import add_entity_types
 
     out = Path(out)
     if encoder_dir is None:
@@ -395,8 +413,8 @@ def make_tiny_release(out: Path, encoder_dir: Optional[Path] = None) -> Path:
     for task, config_name in _RELEASE_TASKS:
         extra = {"components.relation_extractor.labels": ["ASSOCIATION"]} if task == "relations" else {}
         config = load_config(REPO / "configs" / config_name, overrides={"paths.encoder": str(encoder_dir), **extra})
-        if task == "multitask":  # as project.yml's train-multitask: three further entity types and their corpora
-            config = add_entity_types(config, out / "corpus", *release_added_entity_types())
+        if task == "multitask":  # as project.yml's train-multitask: further entity types, ChemProt, their corpora
+            config = release_multitask_config(config, out / "corpus")
         config = config.interpolate()
         nlp = load_model_from_config(config, auto_fill=True, validate=True)
         nlp.initialize(lambda nlp=nlp, task=task: _release_examples(nlp, task))

@@ -91,12 +91,15 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert source["path"] == str(sentence_encoder_init)
     # The multi-task pipeline, stored in float16 and scored component by component as the release ships it.
     multitask = {row: json.loads((project / f"metrics/multitask/{row}_test.json").read_text())
-                 for row in ("ner", "ner_gene", "ner_chemical", "ner_species", "ner_cell", "relation_extractor", "hallmarks")}
+                 for row in ("ner", "ner_gene", "ner_chemical", "ner_species", "ner_cell", "relation_extractor", "relation_chemprot", "hallmarks")}
     assert {"ents_p", "ents_r", "ents_f"} <= set(multitask["ner"]) and multitask["ner_gene"]["types"] == ["GENE"]
     # The three further types on every test set of the corpora that teach them (their macro average), beside their CNN.
     assert multitask["ner_species"]["types"] == ["SPECIES"] and len(multitask["ner_species"]["test_sets"]) == 3
     assert json.loads((project / "metrics/ner_types_cnn/ner_cell_test.json").read_text())["types"] == ["CELL"]
     assert {"rel_micro_f"} <= set(multitask["relation_extractor"]) and "cats_micro_f" in multitask["hallmarks"]
+    # ChemProt on gold entities and end to end, from the entities the pipeline finds.
+    assert {"rel_micro_f", "end_to_end_micro_f", "end_to_end_baseline_micro_f"} <= set(multitask["relation_chemprot"])
+    assert multitask["relation_chemprot"]["pairs"] > 0 and multitask["relation_chemprot"]["end_to_end"]["docs"] > 0
 
     # After `all`: the per-task pipelines in their experiment project (projects/one-encoder), pretraining
     # from scratch, and the no-pretraining NER ablation (projects/encoder-ablation) beside the per-task NER,
@@ -148,13 +151,13 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     assert list(hoc["rows"]) == ["Smoke sentence encoder"]
 
     meta = json.loads((project / "metrics/release_meta.json").read_text())
-    assert {"ner_ents_f", "ner_gene_ents_f", "ner_cell_ents_f", "relation_extractor_rel_micro_f", "yes_no_yes_no_f_no",
+    assert {"ner_ents_f", "ner_gene_ents_f", "ner_cell_ents_f", "relation_extractor_rel_micro_f", "relation_chemprot_rel_micro_f", "yes_no_yes_no_f_no",
             "answer_span_answer_strict_acc", "answer_reranker_rerank_mrr", "hallmarks_cats_micro_f"} <= set(meta["performance"])
     assert "| `answer_reranker` |" in (project / "metrics/release.md").read_text()
     assert meta["description"].count("(yes_no, answer_span)") == 1
-    assert meta["description"].count("(ner, ner_gene, ner_chemical, ner_species, ner_cell, relation_extractor, hallmarks, answer_reranker)") == 1
+    assert meta["description"].count("(ner, ner_gene, ner_chemical, ner_species, ner_cell, relation_extractor, relation_chemprot, hallmarks, answer_reranker)") == 1
     train_times = json.loads((project / "metrics/train_times.json").read_text())
-    assert {"ner,ner_gene,ner_chemical,ner_species,ner_cell,relation_extractor,hallmarks", "ner_cnn", "ner_gene_cnn", "ner_types_cnn", "yes_no", "answer_span_transfer", "answer_span",
+    assert {"ner,ner_gene,ner_chemical,ner_species,ner_cell,relation_extractor,relation_chemprot,hallmarks", "ner_cnn", "ner_gene_cnn", "ner_types_cnn", "yes_no", "answer_span_transfer", "answer_span",
             "answer_reranker", "hallmarks_bow"} <= set(train_times)
     # answer_span started from its first stage (SQuAD dev + COVID-QA train), whose training counts in its time.
     assert json.loads((project / "training/answer_span/model-last/meta.json").read_text())["spacy_biolm"]["warm_start"]
@@ -191,7 +194,7 @@ def test_project_runs_from_raw_text_to_an_installable_wheel(tmp_path):
     out = _run([sys.executable, "-c", code], cwd=tmp_path, env={"PYTHONPATH": str(site)})
     lines = out.stdout.splitlines()
     assert lines[0].startswith("['sentencizer', 'transformer', 'ner', 'ner_gene', 'ner_chemical', 'ner_species', 'ner_cell', "
-                               "'relation_extractor', 'hallmarks'] "
+                               "'relation_extractor', 'relation_chemprot', 'hallmarks'] "
                                "['yes_no', 'answer_span', 'answer_reranker'] 9 ")  # Germline ... cancer + '.'
     assert lines[1] == "10 True"  # the 10 hallmarks of cancer in doc.cats
     assert lines[2] == "True ['no', 'yes']"

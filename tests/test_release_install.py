@@ -158,7 +158,7 @@ def test_release_wheels_install_in_a_fresh_venv_and_run_every_component(venv_out
     assert report["version"] == __version__
     assert f"spacy-biolm=={__version__}" in report["requirements"]
     assert report["pipe_names"] == ["sentencizer", "transformer", "ner", "ner_gene", "ner_chemical", "ner_species", "ner_cell",
-                                    "relation_extractor", "hallmarks"]
+                                    "relation_extractor", "relation_chemprot", "hallmarks"]
     assert report["hallmarks"] == sorted(HALLMARKS)  # nlp(text).cats: the 10 hallmarks of cancer
     assert report["disabled"] == ["yes_no", "answer_span", "answer_reranker"]
     assert report["tokens"] == 9 and report["encoded"] and report["has_ents"]

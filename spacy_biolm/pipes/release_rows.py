@@ -9,6 +9,7 @@ from typing import Dict
 from .answer_reranker.release_row import RELEASE_ROW as ANSWER_RERANKER
 from .answer_span.release_row import RELEASE_ROW as ANSWER_SPAN
 from .multilabel_thresholds import HALLMARKS_RELEASE_ROW
+from .relation_extractor.release_row import CHEMPROT_RELEASE_ROW as RELATION_CHEMPROT
 from .relation_extractor.release_row import RELEASE_ROW as RELATION_EXTRACTOR
 from .release_row import ReleaseRow
 from .typed_ner.release_row import NER, NER_CELL, NER_CHEMICAL, NER_GENE, NER_SPECIES
@@ -24,6 +25,7 @@ RELEASE_ROWS: Dict[str, ReleaseRow] = {
     "ner_species": NER_SPECIES,
     "ner_cell": NER_CELL,
     "relation_extractor": RELATION_EXTRACTOR,
+    "relation_chemprot": RELATION_CHEMPROT,
     "yes_no": YES_NO,
     "answer_span": ANSWER_SPAN,
     "answer_reranker": ANSWER_RERANKER,

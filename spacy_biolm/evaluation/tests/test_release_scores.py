@@ -136,7 +136,8 @@ def test_one_encoder_table_sets_each_component_beside_its_own_encoder_release(tm
 def test_every_release_row_names_its_headline_among_the_scores_it_reads():
     from spacy_biolm.pipes.release_rows import RELEASE_ROWS
 
-    assert list(RELEASE_ROWS) == ["ner", "ner_gene", "ner_chemical", "ner_species", "ner_cell", "relation_extractor", "yes_no", "answer_span", "answer_reranker",
+    assert list(RELEASE_ROWS) == ["ner", "ner_gene", "ner_chemical", "ner_species", "ner_cell", "relation_extractor", "relation_chemprot", "yes_no",
+                                  "answer_span", "answer_reranker",
                                   "hallmarks"]
     for component, row in RELEASE_ROWS.items():
         keys = [key for key, _ in row.metrics]

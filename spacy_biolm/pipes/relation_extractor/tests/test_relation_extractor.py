@@ -365,6 +365,48 @@ def test_component_trains_predicts_and_round_trips(build, relation_encoder, tmp_
         [[(r.label, round(r.score, 5)) for r in d._.relations] for d in predicted]
 
 
+def chemprot_examples(n=24):
+    """Chemical-gene sentences whose CPR label is given by the verb ('inhibits' CPR:4, 'binds' none)."""
+    examples = []
+    for i in range(n):
+        related = i % 2 == 0
+        words = ["BC6ENTC", "inhibits" if related else "binds", "BC6ENTG", "."]
+        ents = [(0, 1, "CHEMICAL"), (2, 3, "GENE")]
+        reference = make_doc(words, ents, [(0, 1, "CPR:4")] if related else [])
+        examples.append(Example(make_doc(words, ents), reference))
+    return examples
+
+
+def test_two_extractors_of_other_pair_types_share_a_pipeline_each_with_its_own_relations(relation_encoder):
+    # The release: GAD's gene-disease extractor and ChemProt's chemical-gene one on one transformer.
+    nlp = fast_nlp(relation_encoder)
+    nlp.add_pipe("relation_extractor", name="relation_chemprot", config={
+        "labels": ["CPR:4"], "pair_types": [["CHEMICAL", "GENE"]],
+        "scorer": {"@scorers": "spacy-biolm.relations_scorer.v1", "prefix": "chemprot"}})
+    examples = [eg for pair in zip(gad_examples(), chemprot_examples()) for eg in pair]
+    optimizer = nlp.initialize(lambda: examples)  # neither extractor takes the other's labels for unknown ones
+    for _ in range(40):
+        nlp.update(examples, sgd=optimizer)
+    scores = nlp.evaluate(examples)
+    assert scores["rel_micro_f"] == 1.0 and scores["chemprot_micro_f"] == 1.0
+    assert set(scores["rel_f_per_type"]) == {"ASSOCIATION"} and set(scores["chemprot_f_per_type"]) == {"CPR:4"}
+    # One Doc with both pair types: each extractor adds its relations and keeps the other's.
+    doc = make_doc(["@GENE$", "causes", "@DISEASE$", ";", "BC6ENTC", "inhibits", "BC6ENTG"],
+                   [(0, 1, "GENE"), (2, 3, "DISEASE"), (4, 5, "CHEMICAL"), (6, 7, "GENE")])
+    found = nlp(doc)
+    relations = {(r.head.text, r.tail.text, r.label) for r in found._.relations}
+    assert {("@GENE$", "@DISEASE$", "ASSOCIATION"), ("BC6ENTC", "BC6ENTG", "CPR:4")} <= relations
+    chemprot = nlp.get_pipe("relation_chemprot")
+    assert {r.label for r in chemprot.own_relations(found)} == {"CPR:4"}
+    assert {r.label for r in nlp.get_pipe("relation_extractor").own_relations(found)} == {"ASSOCIATION"}
+    # Run again, an extractor replaces its own relations only: nothing is added twice.
+    assert len(nlp.get_pipe("relation_extractor")(found)._.relations) == len(found._.relations)
+    # A label unknown to an extractor is still an error where the pair is of its types.
+    bad = make_doc(["BC6ENTC", "x", "BC6ENTG"], [(0, 1, "CHEMICAL"), (2, 3, "GENE")], [(0, 1, "CPR:9")])
+    with pytest.raises(ValueError, match="'CPR:9' is not one of the configured labels"):
+        chemprot.initialize(lambda: [Example(bad.copy(), bad)], nlp=nlp)
+
+
 def test_gold_label_outside_the_config_is_an_error(relation_encoder):
     nlp = anonymised_nlp(relation_encoder)
     examples = gad_examples(4)
