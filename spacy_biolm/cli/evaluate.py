@@ -304,8 +304,9 @@ def multitask_cli(
 ):
     """Score every component of a multi-task pipeline on its own test set, as the per-task
     pipelines are scored: the ner on each test set's entity types (a row of several test sets:
-    their macro average), the relations on gold entities (--end-to-end: also on those it finds), the hallmarks with thresholds tuned on
-    dev. Without --relations or --hoc-test those rows are left out (a pipeline of NER components)."""
+    their macro average), the relations on gold entities (--end-to-end: also on those it finds),
+    the hallmarks with thresholds tuned on dev. Without --relations or --hoc-test those rows are
+    left out (a pipeline of NER components)."""
     from ..evaluation.multitask import evaluate_multitask
 
     relation_sets = {}

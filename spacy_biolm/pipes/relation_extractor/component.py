@@ -170,7 +170,7 @@ class RelationExtractor(ClassifierPipe):
             self.add_label(label)
         configured = set(self.labels)
         for eg in get_examples():
-            for rel in self.own_relations(eg.reference):
+            for rel in self.own_relations(eg.reference, typed_by=eg.predicted):
                 if not configured:
                     self.add_label(rel.label)
                 elif rel.label not in configured:
@@ -178,18 +178,20 @@ class RelationExtractor(ClassifierPipe):
         if not self.labels:
             raise ValueError(f"{self.name}: no labels configured and no gold relations found in the training data")
 
-    def own_relations(self, doc: Doc) -> List[Relation]:
+    def own_relations(self, doc: Doc, typed_by: Optional[Doc] = None) -> List[Relation]:
         """The relations of ``doc`` between entities of this component's ``pair_types`` (all of
         them when it has none): the ones it learns, predicts and replaces. Several extractors share
         a Doc this way (gene-disease and chemical-gene relations in one pipeline), each blind to
-        the other's pairs."""
+        the other's pairs. An entity's type is that of ``doc``'s entity at its characters, or of
+        ``typed_by``'s: for a gold Doc, the Example's predicted Doc, which holds the entities given
+        to it where multi-task training marks the gold Doc's own entities missing."""
         relations = get_relations(doc)
         if not self.cfg["pair_types"]:
             return relations
-        types = {(entity.start, entity.end): entity.label_ for entity in relation_entities(doc)}
+        entities = relation_entities(doc) + (relation_entities(typed_by) if typed_by is not None else ())
+        types = {(e.start_char, e.end_char): e.label_ for e in entities}
         allowed = {tuple(pair) for pair in self.cfg["pair_types"]}
-        return [rel for rel in relations
-                if (types.get((rel.head.start, rel.head.end)), types.get((rel.tail.start, rel.tail.end))) in allowed]
+        return [rel for rel in relations if (types.get((rel.key[0], rel.key[1])), types.get((rel.key[2], rel.key[3]))) in allowed]
 
     def _unknown_label(self, label: str, doc: Doc) -> ValueError:
         return ValueError(
@@ -260,7 +262,7 @@ class RelationExtractor(ClassifierPipe):
         index = {label: i for i, label in enumerate(self.classes)}
         gold = {}
         for i, eg in enumerate(examples):
-            for rel in self.own_relations(eg.reference):
+            for rel in self.own_relations(eg.reference, typed_by=eg.predicted):
                 if rel.label not in index or rel.label == NO_RELATION:
                     raise self._unknown_label(rel.label, eg.reference)
                 gold[(i, *rel.key)] = index[rel.label]
