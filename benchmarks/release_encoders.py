@@ -4,8 +4,8 @@
         --pipeline "one encoder=training/release_one_encoder" \\
         --texts corpus/ner/NCBI-disease/test.spacy --n-docs 200 --threads 2
 
-For each pipeline, its default-on components (sentencizer, transformer, ner, ner_gene,
-relation_extractor, hallmarks) over the texts of the first ``--n-docs`` Docs of ``--texts``, in
+For each pipeline, its default-on components (sentencizer, transformer and the heads: NER,
+relations, hallmarks) over the texts of the first ``--n-docs`` Docs of ``--texts``, in
 this one process with ``--threads`` torch threads, after a warm-up, pipelines interleaved, best of
 ``--repeats``:
 

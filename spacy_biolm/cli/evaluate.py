@@ -295,7 +295,8 @@ def multitask_cli(
     model_dir: Path = typer.Argument(..., help="The multi-task pipeline (training/multitask/model-best); its hallmarks thresholds are tuned in place"),
     output_dir: Path = typer.Argument(..., help="Directory for <row>_test.json, one per release row (what release-meta reads)"),
     entities: List[str] = typer.Option(..., "--entities", help="ROW=TYPE[,TYPE]=TEST.spacy[,TEST.spacy]: NER test sets and the entity types they annotate, e.g. ner=DISEASE=corpus/ner/NCBI-disease/test.spacy (several: their macro average); repeatable"),
-    relations: Optional[Path] = typer.Option(None, "--relations", help="Relation test DocBin (gold entities)"),
+    relations: List[str] = typer.Option([], "--relations", help="[COMPONENT=]TEST.spacy: a relation extractor's test DocBin, scored on its gold entities (no COMPONENT: relation_extractor); repeatable"),
+    end_to_end: List[str] = typer.Option([], "--end-to-end", help="A relation extractor of --relations also scored from the entities the pipeline finds (repeatable)"),
     hoc_dev: Optional[Path] = typer.Option(None, "--hoc-dev", help="HoC dev DocBin: the hallmarks' thresholds are tuned on it"),
     hoc_test: Optional[Path] = typer.Option(None, "--hoc-test", help="HoC test DocBin"),
     objective: str = objective_option(),
@@ -303,9 +304,15 @@ def multitask_cli(
 ):
     """Score every component of a multi-task pipeline on its own test set, as the per-task
     pipelines are scored: the ner on each test set's entity types (a row of several test sets:
-    their macro average), the relations on gold entities, the hallmarks with thresholds tuned on
-    dev. Without --relations or --hoc-test those rows are left out (a pipeline of NER components)."""
+    their macro average), the relations on gold entities (--end-to-end: also on those it finds),
+    the hallmarks with thresholds tuned on dev. Without --relations or --hoc-test those rows are
+    left out (a pipeline of NER components)."""
     from ..evaluation.multitask import evaluate_multitask
+
+    relation_sets = {}
+    for item in relations:
+        component, _, path = item.rpartition("=")
+        relation_sets[component or "relation_extractor"] = Path(path)
 
     rows = {}
     for item in entities:
@@ -315,8 +322,8 @@ def multitask_cli(
         rows[row] = ([t for t in types.split(",") if t], [Path(p) for p in paths.split(",") if p])
     output_dir.mkdir(parents=True, exist_ok=True)
     with user_errors(ValueError, OSError):
-        written = evaluate_multitask(model_dir, output_dir, rows, relations, hoc_dev, hoc_test, objective=objective,
-                                     use_gpu=gpu_id)
+        written = evaluate_multitask(model_dir, output_dir, rows, relation_sets, hoc_dev, hoc_test, objective=objective,
+                                     use_gpu=gpu_id, end_to_end=end_to_end)
     for row, path in written.items():
         msg.good(f"{row}: {path}")
 

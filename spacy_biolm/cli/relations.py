@@ -24,7 +24,7 @@ def convert_cli(
     dev_output: Optional[Path] = typer.Option(None, "--dev-output", help="Also write a held-out dev DocBin here (file input)"),
     dev_fraction: float = typer.Option(0.1, "--dev-fraction", help="Share of train documents held out as dev: with --dev-output, or for a folder without a dev file"),
     group: bool = typer.Option(False, "--group", help="chemprot: one Doc per sentence with all its pairs"),
-    text_from: Optional[Path] = typer.Option(None, "--text-from", help="chemprot, file input: SciBERT's ChemProt file of the same split, giving each sentence with a relation its words back (implies --group)"),
+    text_from: Optional[Path] = typer.Option(None, "--text-from", help="chemprot: SciBERT's ChemProt file of the same split (a folder input: SciBERT's folder, SPLIT.txt each), giving each sentence with a relation its words back (implies --group)"),
     skip_invalid: bool = typer.Option(False, "--skip-invalid", help="Leave out (and report) rows that cannot hold a relation instead of failing"),
     stats_path: Optional[Path] = typer.Option(None, "--stats", help="Write the conversion statistics as JSON"),
     limit: int = typer.Option(0, "--limit", help="Convert only the first N documents of each file (0 = all)"),
@@ -36,8 +36,8 @@ def convert_cli(
     from ..corpora.relations import convert_relations
     from ..corpora.splits import convert_relation_splits
 
-    if text_from is not None and (fmt != "chemprot" or input_path.is_dir()):
-        raise typer.BadParameter("--text-from takes the chemprot format and one file (SciBERT's file of that split)")
+    if text_from is not None and (fmt != "chemprot" or input_path.is_dir() != text_from.is_dir()):
+        raise typer.BadParameter("--text-from takes the chemprot format and, as the input, one file (SciBERT's file of that split) or a folder")
     options = {"skip_invalid": skip_invalid, **({"group": group, "text_from": text_from} if fmt == "chemprot" else {})}
     with user_errors():
         if input_path.is_dir():

@@ -106,6 +106,39 @@ def add_entity_types_cli(
     msg.good(f"Wrote {output}: {components}, taught by {', '.join(corpora)} beside the config's corpora")
 
 
+@app.command("add-relation-extractor")
+def add_relation_extractor_cli(
+    config_path: Path = typer.Argument(..., help="A multi-task config with a relation_extractor (configs/release_multitask.cfg, or add-entity-types' output)", exists=True),
+    output: Path = typer.Argument(..., help="The config to write; `python -m spacy train` trains it"),
+    name: str = typer.Option(..., "--name", help="The new component, e.g. relation_chemprot"),
+    dataset: str = typer.Option(..., "--dataset", help="Its labels and entity-type pairs: a relation dataset (chemprot)"),
+    task: str = typer.Option(..., "--task", help="Its corpus's task name in the readers, e.g. chemprot"),
+    train: Path = typer.Option(..., "--train", help="Relation training DocBin with entities (relations convert)"),
+    dev: Path = typer.Option(..., "--dev", help="Relation dev DocBin"),
+    score_prefix: str = typer.Option(..., "--score-prefix", help="Its score keys' prefix (<prefix>_micro_f), unlike the config's extractor's rel_"),
+    score_weight: float = typer.Option(0.0, "--score-weight", help="The weight of its dev F1 in choosing model-best"),
+    dev_limit: int = typer.Option(0, "--dev-limit", help="Read at most this many dev Docs (0: all)"),
+):
+    """Write `config_path` with a second relation extractor listening to the same transformer, its
+    own labels and entity-type pairs (e.g. ChemProt's chemical-gene relations beside GAD's
+    gene-disease ones) and its corpus as one more task of the train and dev readers."""
+    from spacy.util import load_config
+
+    from ..corpora.relations import DATASETS
+    from ..training.relations_config import add_relation_extractor
+
+    if dataset not in DATASETS:
+        raise typer.BadParameter(f"unknown relation dataset {dataset!r}; expected one of {sorted(DATASETS)}")
+    settings = DATASETS[dataset]
+    with user_errors():
+        config = add_relation_extractor(load_config(config_path, interpolate=False), name, settings["labels"],
+                                        settings["pair_types"], task, train, dev, score_prefix, score_weight,
+                                        dev_limit=dev_limit)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    config.to_disk(output)
+    msg.good(f"Wrote {output}: {name} ({', '.join(settings['labels'])} between {settings['pair_types']}), taught by {train}")
+
+
 @app.command("tune-thresholds")
 def tune_thresholds_cli(
     model_dir: Path = typer.Argument(..., help="Trained pipeline with a textcat_multilabel (e.g. training/hoc/model-best); updated in place"),

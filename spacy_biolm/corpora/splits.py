@@ -77,19 +77,26 @@ def convert_relation_splits(
 
     A folder without a dev file gets ``dev.spacy`` held out from train (``dev_fraction`` of its
     documents; GAD and EU-ADR ship none). ``options`` go to :func:`convert_relations` (``group``,
-    ``skip_invalid``). Returns ``{source path: conversion statistics}``."""
+    ``skip_invalid``); ``text_from``, a folder, gives each split its file of the same name
+    (SciBERT's ``<split>.txt``). Returns ``{source path: conversion statistics}``."""
     from .relations import convert_relations
 
     input_dir, output_dir = Path(input_dir), Path(output_dir)
     files = sorted(p for p in input_dir.iterdir() if p.suffix in RELATION_SUFFIXES and p.stem in RELATION_SPLITS)
     if not files:
         raise FileNotFoundError(f"{input_dir} has no {'/'.join(RELATION_SPLITS)} {'/'.join(RELATION_SUFFIXES)} files")
+    text_dir = options.pop("text_from", None)
+    texts = {source.stem: Path(text_dir) / f"{source.stem}.txt" for source in files} if text_dir is not None else {}
+    missing = [str(path) for path in texts.values() if not path.is_file()]
+    if missing:
+        raise FileNotFoundError(f"{', '.join(missing)} missing: the text of each split of {input_dir}")
     hold_out_dev = not any(p.stem == "dev" for p in files)
     report = {}
     for source in files:
         dev_output = output_dir / "dev.spacy" if source.stem == "train" and hold_out_dev else None
         report[str(source)] = convert_relations(
             source, output_dir / f"{source.stem}.spacy", fmt, dev_output=dev_output,
-            dev_fraction=dev_fraction if dev_output else 0.0, limit=limit, **options,
+            dev_fraction=dev_fraction if dev_output else 0.0, limit=limit,
+            **({**options, "text_from": texts[source.stem]} if texts else options),
         )
     return report

@@ -1,11 +1,12 @@
 """The multi-task release's components on their own test sets, in the form ``release-meta`` reads.
 
 One pipeline (configs/release_multitask.cfg) holds the ``ner`` of every entity type, the relation
-extractor and the hallmarks classifier; each is scored as its per-task pipeline is: the ``ner`` on
+extractors and the hallmarks classifier; each is scored as its per-task pipeline is: the ``ner`` on
 each NER test set's own entity types (one JSON per release row, e.g. ``ner`` for NCBI-disease's
 DISEASE and ``ner_gene`` for BC2GM's GENE; a row of several test sets, e.g. ``ner_chemical`` on the
-three corpora that teach CHEMICAL, is their macro average), the relations on gold entities, the
-hallmarks with per-label thresholds tuned on dev first (stored in the pipeline, as ``train-hoc`` does).
+three corpora that teach CHEMICAL, is their macro average), the relations on gold entities (and
+end to end, from the entities the pipeline finds), the hallmarks with per-label thresholds tuned on
+dev first (stored in the pipeline, as ``train-hoc`` does).
 """
 
 from collections import Counter
@@ -41,15 +42,18 @@ def evaluate_multitask(
     model_dir: Path,
     output_dir: Path,
     entities: Dict[str, Tuple[Sequence[str], Sequence[Path]]],
-    relations: Optional[Path] = None,
+    relations: Optional[Dict[str, Path]] = None,
     hoc_dev: Optional[Path] = None,
     hoc_test: Optional[Path] = None,
     objective: str = "label_f1",
     use_gpu: int = -1,
+    end_to_end: Sequence[str] = (),
 ) -> Dict[str, Path]:
     """Write ``output_dir/<row>_test.json`` for each ``entities`` row (``{row: (types, test
-    DocBins)}``: several are macro-averaged, :func:`macro_entity_scores`), ``relation_extractor``
-    (``relations``: a relation test DocBin) and ``hallmarks`` (thresholds tuned on ``hoc_dev`` by
+    DocBins)}``: several are macro-averaged, :func:`macro_entity_scores`), each relation extractor
+    of ``relations`` (``{component: relation test DocBin}``, on its gold entities; a component of
+    ``end_to_end`` also from the entities the pipeline finds in the text, under ``end_to_end``
+    and as ``end_to_end_micro_p/r/f``) and ``hallmarks`` (thresholds tuned on ``hoc_dev`` by
     ``objective`` into ``model_dir``, then ``hoc_test``), each where given (a pipeline of NER
     components alone, e.g. a CNN baseline, has entity rows only); return ``{row: path}``."""
     from ..loading import load_pipeline
@@ -75,11 +79,21 @@ def evaluate_multitask(
                 predicted[path] = predict_entities(nlp, Path(path))
         scores = macro_entity_scores({path: score_predicted_entities(predicted[path], types) for path in map(str, test_paths)})
         write_json(written[row], scores, device=device)
-    if relations is not None:
-        from .relations import evaluate_relations
+    unscored = sorted(set(end_to_end) - set(relations or {}))
+    if unscored:
+        raise ValueError(f"end to end: {unscored} have no relation test set")
+    for component, test_path in (relations or {}).items():
+        from .relations import METRICS, evaluate_relations
 
-        written["relation_extractor"] = output_dir / "relation_extractor_test.json"
-        evaluate_relations(model_dir, relations, written["relation_extractor"], use_gpu=use_gpu)
+        written[component] = output_dir / f"{component}_test.json"
+        scores = evaluate_relations(model_dir, test_path, use_gpu=use_gpu, component=component)
+        if component in end_to_end:
+            found = evaluate_relations(model_dir, test_path, use_gpu=use_gpu, component=component, entities_from=model_dir)
+            scores["end_to_end"] = {key: found[key] for key in (*METRICS, "baselines", "entities", "pairs", "docs")}
+            scores.update({key.replace("rel_", "end_to_end_"): found[key] for key in METRICS})
+            # The all-positive baseline on the pairs of the entities found: the end-to-end score's own.
+            scores["end_to_end_baseline_micro_f"] = next(iter(found["baselines"].values()))["rel_micro_f"]
+        write_json(written[component], scores, device=device)
     if hoc_test is not None:
         from .hoc import score_pipeline, tune_pipeline_thresholds
 

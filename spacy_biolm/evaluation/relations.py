@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Sequence
 from spacy.training import Example
 
 from ..loading import load_pipeline
+from ..pipes.relation_extractor.scorer import score_relations
 from .baselines import all_positive_relations
 
 __all__ = [
@@ -45,11 +46,12 @@ def relation_architecture(config_path: Path) -> str:
 
 def evaluate_relations(
     model_path: Path, data_path: Path, output: Optional[Path] = None, limit: int = 0, use_gpu: int = -1,
-    entities_from: Optional[Path] = None,
+    entities_from: Optional[Path] = None, component: str = "relation_extractor",
 ) -> Dict[str, object]:
-    """Score a trained pipeline on a relation DocBin (the first ``limit`` docs when ``limit`` > 0) on
-    GPU ``use_gpu`` (-1: CPU), with the all-positive baseline on the same candidate pairs under
-    ``baselines``; optionally write JSON.
+    """Score the relation extractor ``component`` of a trained pipeline on a relation DocBin (the
+    first ``limit`` docs when ``limit`` > 0) on GPU ``use_gpu`` (-1: CPU), with the all-positive
+    baseline on the same candidate pairs under ``baselines``; optionally write JSON. Its scores are
+    under the ``rel_`` keys whatever its scorer's prefix (a pipeline of several extractors).
 
     The pairs are drawn from the gold entities, as the papers score, or with ``entities_from`` (a
     pipeline that finds the extractor's entity types) from the entities it finds in each sentence's
@@ -58,11 +60,13 @@ def evaluate_relations(
     from ..corpora.relations import RelationCorpus
 
     nlp = load_pipeline(model_path, use_gpu)
-    extractor = nlp.get_pipe("relation_extractor")
+    extractor = nlp.get_pipe(component)
     examples = list(RelationCorpus(data_path, limit=limit, gold_entities=entities_from is None)(nlp))
     if entities_from is not None:
-        examples = with_found_entities(load_pipeline(entities_from, use_gpu), nlp, examples, extractor.cfg["pair_types"])
+        finder = nlp if Path(entities_from) == Path(model_path) else load_pipeline(entities_from, use_gpu)
+        examples = with_found_entities(finder, nlp, examples, extractor.cfg["pair_types"])
     scores = nlp.evaluate(examples)
+    scores.update(score_relations(examples, labels=extractor.labels))
     scores["pairs"] = sum(len(extractor.candidate_pairs(eg.predicted)) for eg in examples)
     scores["docs"] = len(examples)
     scores["entities_from"] = "gold" if entities_from is None else str(entities_from)

@@ -327,7 +327,7 @@ def test_a_row_of_several_test_sets_is_their_macro_average_and_entity_rows_need_
     assert sorted(path.name for path in (tmp_path / "cli").iterdir()) == ["ner_gene_test.json"]
 
 
-def test_the_config_grown_by_entity_types_trains_with_spacy_train_one_typed_ner_per_type(overrides, tmp_path):
+def test_the_config_grown_by_entity_types_and_chemprot_trains_with_spacy_train_and_scores_chemprot_end_to_end(overrides, tmp_path):
     from typer.testing import CliRunner
 
     from spacy.cli.train import train
@@ -347,11 +347,43 @@ def test_the_config_grown_by_entity_types_trains_with_spacy_train_one_typed_ner_
     result = CliRunner().invoke(app, ["release", "add-entity-types", str(CONFIG), str(config), "--corpora-dir", str(tmp_path / "ner"),
                                       "--corpus", "BioNLP13CG", "--type", "CHEMICAL", "--type", "SPECIES"])
     assert result.exit_code == 0, result.output
+    # ChemProt's chemical-gene relations beside GAD's, on sentences with their words.
+    chemprot = []
+    for i in range(3):
+        doc = nlp.make_doc(f"Cisplatin {i} inhibits BRCA1 .")
+        head, tail = Span(doc, 0, 1, label="CHEMICAL"), Span(doc, 3, 4, label="GENE")
+        doc.ents = [head, tail]
+        set_relations(doc, [Relation(head, tail, "CPR:4")] if i % 2 else [])
+        chemprot.append(doc)
+    chemprot_path = tmp_path / "chemprot.spacy"
+    DocBin(docs=chemprot, store_user_data=True).to_disk(chemprot_path)
+    result = CliRunner().invoke(app, ["release", "add-relation-extractor", str(config), str(config), "--name", "relation_chemprot",
+                                      "--dataset", "chemprot", "--task", "chemprot", "--train", str(chemprot_path),
+                                      "--dev", str(chemprot_path), "--score-prefix", "chemprot"])
+    assert result.exit_code == 0, result.output
     train(config, tmp_path / "out", overrides=overrides)
     trained = spacy.load(tmp_path / "out" / "model-last")
-    assert sorted(trained.get_pipe("transformer").listener_map) == sorted(LISTENERS + ("ner_chemical", "ner_species"))
+    assert sorted(trained.get_pipe("transformer").listener_map) == sorted(LISTENERS + ("ner_chemical", "ner_species", "relation_chemprot"))
     assert trained.get_pipe("ner_chemical").labels == ("CHEMICAL",) and trained.get_pipe("ner_species").labels == ("SPECIES",)
     assert trained.get_pipe("ner_gene").labels == ("GENE",)
+    assert trained.get_pipe("relation_chemprot").labels == ("CPR:3", "CPR:4", "CPR:5", "CPR:6", "CPR:9")
+    result = CliRunner().invoke(app, ["evaluate", "multitask", str(tmp_path / "out" / "model-last"), str(tmp_path / "metrics"),
+                                      "--entities", f"ner_chemical=CHEMICAL={chemprot_path}", "--relations", overrides["paths.relations_dev"],
+                                      "--relations", f"relation_chemprot={chemprot_path}", "--end-to-end", "relation_chemprot"])
+    assert result.exit_code == 0, result.output
+    gad = json.loads((tmp_path / "metrics" / "relation_extractor_test.json").read_text())
+    scores = json.loads((tmp_path / "metrics" / "relation_chemprot_test.json").read_text())
+    assert scores["docs"] == 3 and scores["entities_from"] == "gold" and "end_to_end" not in gad
+    # Gold entities: the one pair of each sentence; its all-positive baseline labels all three CPR:4 (1 right).
+    assert scores["pairs"] == 3 and scores["baselines"]["all positive (CPR:4)"]["rel_micro_p"] == pytest.approx(1 / 3)
+    assert set(scores["rel_f_per_type"]) <= {"CPR:4"} and "chemprot_micro_f" in scores
+    # End to end: the pairs of the entities it found, their scores against the gold ones.
+    found = scores["end_to_end"]
+    assert found["docs"] == 3 and set(found["entities"]["ents_per_type"] or {}) <= {"CHEMICAL", "GENE"}
+    assert scores["end_to_end_micro_f"] == found["rel_micro_f"] and "end_to_end_baseline_micro_f" in scores
+    bad = CliRunner().invoke(app, ["evaluate", "multitask", str(tmp_path / "out" / "model-last"), str(tmp_path / "m2"),
+                                   "--entities", f"ner_chemical=CHEMICAL={chemprot_path}", "--end-to-end", "relation_chemprot"])
+    assert bad.exit_code != 0 and "have no relation test set" in bad.output
     bad = CliRunner().invoke(app, ["release", "add-entity-types", str(CONFIG), str(tmp_path / "x.cfg"), "--corpora-dir", "ner",
                                    "--corpus", "BioNLP13CG", "--type", "GENE"])
     assert bad.exit_code != 0 and "already has a typed_ner for GENE" in bad.output and not (tmp_path / "x.cfg").exists()

@@ -1,6 +1,7 @@
 """Relation corpus converters and the RelationCorpus reader."""
 
 import json
+from pathlib import Path
 
 import pytest
 import spacy
@@ -157,6 +158,32 @@ def test_chemprot_sentences_get_their_words_back_from_scibert(tmp_path, nlp):
     assert report["sentences_without_text"] == 2
     assert report["skipped"] == [{"line": 6, "reason": "a relation on a mention nested in another (doc.ents cannot hold both)"}]
     assert report["relations"] == {"CPR:4": 1, "CPR:9": 2}
+
+
+def test_a_chemprot_folder_gets_each_splits_words_from_sciberts_folder(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_biolm.cli import app
+
+    masked, written = tmp_path / "bio_electra", tmp_path / "scibert"
+    masked.mkdir(), written.mkdir()
+    for split in ("train", "dev", "test"):
+        (masked / f"{split}.tsv").write_text(CHEMPROT_MASKED, encoding="utf8")
+        (written / f"{split}.txt").write_text("".join(json.dumps({"text": t, "label": "X", "metadata": []}) + "\n"
+                                                     for t in SCIBERT_WRITTEN[: 1 if split == "dev" else 3]), encoding="utf8")
+    command = ["relations", "convert", str(masked), str(tmp_path / "out"), "--format", "chemprot", "--skip-invalid",
+               "--text-from", str(written), "--stats", str(tmp_path / "stats.json")]
+    result = CliRunner().invoke(app, command)
+    assert result.exit_code == 0, result.output
+    stats = json.loads((tmp_path / "stats.json").read_text())
+    assert {Path(source).name: report["docs"] for source, report in stats.items()} == {"train.tsv": 2, "dev.tsv": 1, "test.tsv": 2}
+    assert [d.text for d in DocBin().from_disk(tmp_path / "out" / "dev.spacy").get_docs(spacy.blank("en").vocab)] == [
+        "Aspirin inhibits COX-2 but not COX-1 in rat liver."]
+    (written / "dev.txt").unlink()
+    missing = CliRunner().invoke(app, command)
+    assert missing.exit_code != 0 and "dev.txt missing" in " ".join(missing.output.split())
+    mixed = CliRunner().invoke(app, command[:-3] + [str(written / "train.txt")])
+    assert mixed.exit_code != 0 and "or a folder" in " ".join(mixed.output.split())
 
 
 def test_written_sentence_is_found_only_when_unambiguous():

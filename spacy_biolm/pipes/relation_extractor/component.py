@@ -90,7 +90,9 @@ def make_relation_extractor(
             "CPR:9"]`` or ``["ASSOCIATION"]``). Empty: taken from the training data when the
             pipeline is initialised. A gold relation with another label is an error.
         pair_types: allowed ``[head_label, tail_label]`` entity label pairs, e.g.
-            ``[["GENE", "DISEASE"]]``; empty allows every pair of entities.
+            ``[["GENE", "DISEASE"]]``; empty allows every pair of entities. An extractor learns
+            and replaces only the relations between entities of its pair types, so extractors of
+            other pair types can share the pipeline (the release's GAD and ChemProt ones).
         candidate_window: which entities may pair: "sentence" (the default), both in the same
             sentence (a Doc without sentence boundaries, e.g. one sentence of GAD or ChemProt, is
             one sentence; give long documents a ``sentencizer`` or ``senter`` first); or a number
@@ -168,13 +170,28 @@ class RelationExtractor(ClassifierPipe):
             self.add_label(label)
         configured = set(self.labels)
         for eg in get_examples():
-            for rel in get_relations(eg.reference):
+            for rel in self.own_relations(eg.reference, typed_by=eg.predicted):
                 if not configured:
                     self.add_label(rel.label)
                 elif rel.label not in configured:
                     raise self._unknown_label(rel.label, eg.reference)
         if not self.labels:
             raise ValueError(f"{self.name}: no labels configured and no gold relations found in the training data")
+
+    def own_relations(self, doc: Doc, typed_by: Optional[Doc] = None) -> List[Relation]:
+        """The relations of ``doc`` between entities of this component's ``pair_types`` (all of
+        them when it has none): the ones it learns, predicts and replaces. Several extractors share
+        a Doc this way (gene-disease and chemical-gene relations in one pipeline), each blind to
+        the other's pairs. An entity's type is that of ``doc``'s entity at its characters, or of
+        ``typed_by``'s: for a gold Doc, the Example's predicted Doc, which holds the entities given
+        to it where multi-task training marks the gold Doc's own entities missing."""
+        relations = get_relations(doc)
+        if not self.cfg["pair_types"]:
+            return relations
+        entities = relation_entities(doc) + (relation_entities(typed_by) if typed_by is not None else ())
+        types = {(e.start_char, e.end_char): e.label_ for e in entities}
+        allowed = {tuple(pair) for pair in self.cfg["pair_types"]}
+        return [rel for rel in relations if (types.get((rel.key[0], rel.key[1])), types.get((rel.key[2], rel.key[3]))) in allowed]
 
     def _unknown_label(self, label: str, doc: Doc) -> ValueError:
         return ValueError(
@@ -228,7 +245,9 @@ class RelationExtractor(ClassifierPipe):
             if best > 0:
                 relations[i].append(Relation(head, tail, self.classes[best], float(row[best])))
         for doc, doc_relations in zip(docs, relations):
-            set_relations(doc, doc_relations)
+            own = {(rel.key, rel.label) for rel in self.own_relations(doc)}
+            others = [rel for rel in get_relations(doc) if (rel.key, rel.label) not in own]
+            set_relations(doc, others + doc_relations)
 
     # -- training -------------------------------------------------------------------------------
 
@@ -243,7 +262,7 @@ class RelationExtractor(ClassifierPipe):
         index = {label: i for i, label in enumerate(self.classes)}
         gold = {}
         for i, eg in enumerate(examples):
-            for rel in get_relations(eg.reference):
+            for rel in self.own_relations(eg.reference, typed_by=eg.predicted):
                 if rel.label not in index or rel.label == NO_RELATION:
                     raise self._unknown_label(rel.label, eg.reference)
                 gold[(i, *rel.key)] = index[rel.label]

@@ -56,14 +56,18 @@ def score_relations(
 
 
 @registry.scorers("spacy-biolm.relations_scorer.v1")
-def make_relations_scorer(labels: Optional[Sequence[str]] = None) -> Callable[..., Dict[str, Any]]:
+def make_relations_scorer(labels: Optional[Sequence[str]] = None, prefix: str = "rel") -> Callable[..., Dict[str, Any]]:
     """Scorer for ``relation_extractor``: micro P/R/F1 over the positive relation labels.
 
     Keys: ``rel_micro_p``, ``rel_micro_r``, ``rel_micro_f``, ``rel_f_per_type``, ``rel_counts``.
-    ``labels`` (optional) limits scoring to those labels; by default all positive labels count.
+    ``labels`` (optional) limits scoring to those labels; by default the component's own labels
+    count. ``prefix`` replaces ``rel`` in the keys: a second extractor in the pipeline (the
+    release's ``relation_chemprot``) needs keys of its own, or ``nlp.evaluate`` keeps one set.
     """
+    if not prefix or not isinstance(prefix, str):
+        raise ValueError(f"the relations scorer's prefix must be a non-empty string, got {prefix!r}")
 
     def scorer(examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
-        return score_relations(examples, labels=labels if labels is not None else kwargs.get("labels"))
+        return score_relations(examples, labels=labels if labels is not None else kwargs.get("labels"), prefix=prefix)
 
     return scorer

@@ -365,6 +365,60 @@ def test_component_trains_predicts_and_round_trips(build, relation_encoder, tmp_
         [[(r.label, round(r.score, 5)) for r in d._.relations] for d in predicted]
 
 
+def chemprot_examples(n=24):
+    """Chemical-gene sentences whose CPR label is given by the verb ('inhibits' CPR:4, 'binds' none)."""
+    examples = []
+    for i in range(n):
+        related = i % 2 == 0
+        words = ["BC6ENTC", "inhibits" if related else "binds", "BC6ENTG", "."]
+        ents = [(0, 1, "CHEMICAL"), (2, 3, "GENE")]
+        reference = make_doc(words, ents, [(0, 1, "CPR:4")] if related else [])
+        examples.append(Example(make_doc(words, ents), reference))
+    return examples
+
+
+def test_two_extractors_of_other_pair_types_share_a_pipeline_each_with_its_own_relations(relation_encoder, tmp_path):
+    # The release: GAD's gene-disease extractor and ChemProt's chemical-gene one on one transformer,
+    # their corpora read as multi-task training reads them (the gold Docs' entities marked missing,
+    # the predicted Docs given them).
+    from spacy_biolm.corpora.multitask import MultiTaskCorpus, TaskCorpus
+
+    nlp = fast_nlp(relation_encoder)
+    nlp.add_pipe("relation_extractor", name="relation_chemprot", config={
+        "labels": ["CPR:4"], "pair_types": [["CHEMICAL", "GENE"]],
+        "scorer": {"@scorers": "spacy-biolm.relations_scorer.v1", "prefix": "chemprot"}})
+    tasks = {}
+    for name, corpus in (("gad", gad_examples()), ("chemprot", chemprot_examples())):
+        DocBin(docs=[eg.reference for eg in corpus], store_user_data=True).to_disk(tmp_path / f"{name}.spacy")
+        tasks[name] = TaskCorpus(tmp_path / f"{name}.spacy", annotates=["relations"], gold_entities=True)
+    examples = list(MultiTaskCorpus(tasks, schedule="round_robin")(nlp))
+    assert examples[0].reference.ents == () and examples[0].predicted.ents  # as the release's training reads them
+    optimizer = nlp.initialize(lambda: examples)  # neither extractor takes the other's labels for unknown ones
+    for _ in range(40):
+        nlp.update(examples, sgd=optimizer)
+    scores = nlp.evaluate(examples)
+    assert scores["rel_micro_f"] == 1.0 and scores["chemprot_micro_f"] == 1.0
+    assert set(scores["rel_f_per_type"]) == {"ASSOCIATION"} and set(scores["chemprot_f_per_type"]) == {"CPR:4"}
+    # One Doc with both pair types: each extractor replaces the relations of its own pairs and keeps the other's.
+    doc = make_doc(["@GENE$", "causes", "@DISEASE$", ";", "BC6ENTC", "inhibits", "BC6ENTG"],
+                   [(0, 1, "GENE"), (2, 3, "DISEASE"), (4, 5, "CHEMICAL"), (6, 7, "GENE")], [(0, 1, "ASSOCIATION")])
+    gad, chemprot = nlp.get_pipe("relation_extractor"), nlp.get_pipe("relation_chemprot")
+    assert [r.label for r in chemprot.own_relations(doc)] == [] and [r.label for r in gad.own_relations(doc)] == ["ASSOCIATION"]
+    doc = chemprot(nlp.get_pipe("transformer")(doc))
+    label_at = {e.start: e.label_ for e in doc.ents}
+    pairs = {(label_at[r.head.start], label_at[r.tail.start], r.label) for r in doc._.relations}
+    assert ("GENE", "DISEASE", "ASSOCIATION") in pairs  # GAD's relation stays
+    assert all(label.startswith("CPR") for head, tail, label in pairs if (head, tail) == ("CHEMICAL", "GENE"))
+    assert {label for *_, label in pairs} <= {"ASSOCIATION", "CPR:4"}
+    own = len(chemprot.own_relations(doc))
+    again = gad(doc)  # replaces GAD's pairs' relations, keeps ChemProt's
+    assert len(chemprot.own_relations(again)) == own and all(r.label == "ASSOCIATION" for r in gad.own_relations(again))
+    # A label unknown to an extractor is still an error where the pair is of its types.
+    bad = make_doc(["BC6ENTC", "x", "BC6ENTG"], [(0, 1, "CHEMICAL"), (2, 3, "GENE")], [(0, 1, "CPR:9")])
+    with pytest.raises(ValueError, match="'CPR:9' is not one of the configured labels"):
+        chemprot.initialize(lambda: [Example(bad.copy(), bad)], nlp=nlp)
+
+
 def test_gold_label_outside_the_config_is_an_error(relation_encoder):
     nlp = anonymised_nlp(relation_encoder)
     examples = gad_examples(4)
