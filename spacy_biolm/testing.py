@@ -364,15 +364,13 @@ def _train_multitask_options(step: str) -> Dict[str, List[str]]:
 def release_multitask_config(config, corpus_dir: Path):
     """``config`` (configs/release_multitask.cfg) grown as project.yml's train-multitask grows it: the
     added entity types and relation extractor, their corpora under ``corpus_dir``."""
-    from .corpora.relations import DATASETS
     from .training.entity_types_config import add_entity_types
     from .training.relations_config import add_relation_extractor
 
     types = _train_multitask_options("add-entity-types")
     config = add_entity_types(config, corpus_dir, types["corpus"], types["type"])
     options = {key: values[0] for key, values in _train_multitask_options("add-relation-extractor").items()}
-    dataset = DATASETS[options["dataset"]]
-    return add_relation_extractor(config, options["name"], dataset["labels"], dataset["pair_types"], options["task"],
+    return add_relation_extractor(config, options["name"], options["dataset"], options["task"],
                                   Path(corpus_dir) / "relations_train.spacy", Path(corpus_dir) / "relations_dev.spacy",
                                   options["score-prefix"], float(options.get("score-weight", 0.0)))
 

@@ -124,19 +124,15 @@ def add_relation_extractor_cli(
     gene-disease ones) and its corpus as one more task of the train and dev readers."""
     from spacy.util import load_config
 
-    from ..corpora.relations import DATASETS
     from ..training.relations_config import add_relation_extractor
 
-    if dataset not in DATASETS:
-        raise typer.BadParameter(f"unknown relation dataset {dataset!r}; expected one of {sorted(DATASETS)}")
-    settings = DATASETS[dataset]
     with user_errors():
-        config = add_relation_extractor(load_config(config_path, interpolate=False), name, settings["labels"],
-                                        settings["pair_types"], task, train, dev, score_prefix, score_weight,
-                                        dev_limit=dev_limit)
+        config = add_relation_extractor(load_config(config_path, interpolate=False), name, dataset, task, train, dev,
+                                        score_prefix, score_weight, dev_limit=dev_limit)
     output.parent.mkdir(parents=True, exist_ok=True)
     config.to_disk(output)
-    msg.good(f"Wrote {output}: {name} ({', '.join(settings['labels'])} between {settings['pair_types']}), taught by {train}")
+    added = config["components"][name]
+    msg.good(f"Wrote {output}: {name} ({', '.join(added['labels'])} between {added['pair_types']}), taught by {train}")
 
 
 @app.command("tune-thresholds")

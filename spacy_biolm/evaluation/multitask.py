@@ -82,9 +82,9 @@ def evaluate_multitask(
     unscored = sorted(set(end_to_end) - set(relations or {}))
     if unscored:
         raise ValueError(f"end to end: {unscored} have no relation test set")
-    for component, test_path in (relations or {}).items():
-        from .relations import METRICS, evaluate_relations
+    from .relations import METRICS, evaluate_relations
 
+    for component, test_path in (relations or {}).items():
         written[component] = output_dir / f"{component}_test.json"
         scores = evaluate_relations(model_dir, test_path, use_gpu=use_gpu, component=component)
         if component in end_to_end:

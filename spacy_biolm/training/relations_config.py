@@ -9,8 +9,8 @@ its pair types (``RelationExtractor.own_relations``), so ChemProt's chemical-gen
 GAD's gene-disease ones share the pipeline, each scored under its own keys."""
 
 import copy
-from typing import Sequence, Union
 from pathlib import Path
+from typing import Union
 
 from thinc.api import Config
 
@@ -21,39 +21,42 @@ __all__ = ["add_relation_extractor"]
 SCORER = "spacy-biolm.relations_scorer.v1"
 
 
-def add_relation_extractor(config: Config, name: str, labels: Sequence[str], pair_types: Sequence[Sequence[str]],
-                           task: str, train: Union[str, Path], dev: Union[str, Path], score_prefix: str,
-                           score_weight: float = 0.0, template: str = "relation_extractor", dev_limit: int = 0) -> Config:
-    """``config`` with a component ``name`` (a deep copy of ``template`` with ``labels``,
-    ``pair_types`` and a scorer whose keys start with ``score_prefix``) after ``template``, the
+def add_relation_extractor(config: Config, name: str, dataset: str, task: str, train: Union[str, Path],
+                           dev: Union[str, Path], score_prefix: str, score_weight: float = 0.0,
+                           template: str = "relation_extractor", dev_limit: int = 0) -> Config:
+    """``config`` with a component ``name`` (a deep copy of ``template`` with the labels and entity
+    type pairs of ``dataset``, a key of ``spacy_biolm.corpora.relations.DATASETS``, and a scorer
+    whose keys start with ``score_prefix``) after ``template``, the
     relation DocBins ``train`` and ``dev`` (gold entities) as the task ``task`` of
     ``[corpora.train.tasks]`` and ``[corpora.dev.tasks]`` (dev: at most ``dev_limit`` Docs; 0:
     all), and ``<score_prefix>_micro_f`` weighing ``score_weight`` in choosing ``model-best``.
 
-    Raises ValueError for a name the pipeline has, a template that is no ``relation_extractor``,
-    no labels, a pair type of the template's (its extractor would claim the same relations), a
-    score prefix another component's scorer uses, and a task name the readers already use."""
+    Raises ValueError for an unknown dataset, a name the pipeline has, a template that is no
+    ``relation_extractor``, a pair type another extractor of the config has (both would claim the
+    same relations), a score prefix another extractor's scorer uses, and a task name the readers
+    already use."""
+    from ..corpora.relations import DATASETS
+
+    if dataset not in DATASETS:
+        raise ValueError(f"unknown relation dataset {dataset!r}; expected one of {sorted(DATASETS)}")
+    labels, pairs = list(DATASETS[dataset]["labels"]), [list(pair) for pair in DATASETS[dataset]["pair_types"]]
     config = Config(copy.deepcopy(dict(config)))
     components, pipeline = config["components"], list(config["nlp"]["pipeline"])
     if name in pipeline or name in components:
         raise ValueError(f"the config already has a component {name!r}")
     if components.get(template, {}).get("factory") != "relation_extractor":
         raise ValueError(f"template {template!r} is not a relation_extractor of the config's pipeline")
-    if not labels:
-        raise ValueError(f"{name}: no relation labels")
-    pairs = [list(pair) for pair in pair_types]
-    if not pairs or any(len(pair) != 2 for pair in pairs):
-        raise ValueError(f"{name}: pair_types must be [head_type, tail_type] pairs, got {pair_types!r}")
-    shared = [pair for pair in pairs if pair in [list(p) for p in components[template]["pair_types"]]]
-    if shared:
-        raise ValueError(f"{template} already pairs {shared}: two extractors would claim the same relations")
-    prefixes = {block.get("scorer", {}).get("prefix", "rel") for block in components.values()
-                if isinstance(block, dict) and block.get("factory") == "relation_extractor"}
-    if score_prefix in prefixes:
+    extractors = {other: block for other, block in components.items()
+                  if isinstance(block, dict) and block.get("factory") == "relation_extractor"}
+    for other, block in extractors.items():
+        shared = [pair for pair in pairs if pair in [list(p) for p in block.get("pair_types", [])]]
+        if shared:
+            raise ValueError(f"{other} already pairs {shared}: two extractors would claim the same relations")
+    if score_prefix in {block.get("scorer", {}).get("prefix", "rel") for block in extractors.values()}:
         raise ValueError(f"score prefix {score_prefix!r} is taken: its keys would overwrite another extractor's scores")
 
     block = copy.deepcopy(components[template])
-    block.update(labels=list(labels), pair_types=pairs, scorer={"@scorers": SCORER, "prefix": score_prefix})
+    block.update(labels=labels, pair_types=pairs, scorer={"@scorers": SCORER, "prefix": score_prefix})
     components[name] = block
     pipeline.insert(pipeline.index(template) + 1, name)
     config["nlp"]["pipeline"] = pipeline

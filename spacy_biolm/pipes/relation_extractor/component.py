@@ -185,13 +185,17 @@ class RelationExtractor(ClassifierPipe):
         the other's pairs. An entity's type is that of ``doc``'s entity at its characters, or of
         ``typed_by``'s: for a gold Doc, the Example's predicted Doc, which holds the entities given
         to it where multi-task training marks the gold Doc's own entities missing."""
-        relations = get_relations(doc)
+        owns = self._owns(doc, *(() if typed_by is None else (typed_by,)))
+        return [rel for rel in get_relations(doc) if owns(rel)]
+
+    def _owns(self, *typed_by: Doc) -> Callable[[Relation], bool]:
+        """Whether a relation joins entities of this component's pair types, typed by the entities
+        of ``typed_by`` at its characters."""
         if not self.cfg["pair_types"]:
-            return relations
-        entities = relation_entities(doc) + (relation_entities(typed_by) if typed_by is not None else ())
-        types = {(e.start_char, e.end_char): e.label_ for e in entities}
+            return lambda rel: True
+        types = {(e.start_char, e.end_char): e.label_ for doc in typed_by for e in relation_entities(doc)}
         allowed = {tuple(pair) for pair in self.cfg["pair_types"]}
-        return [rel for rel in relations if (types.get((rel.key[0], rel.key[1])), types.get((rel.key[2], rel.key[3]))) in allowed]
+        return lambda rel: (types.get(rel.key[:2]), types.get(rel.key[2:])) in allowed
 
     def _unknown_label(self, label: str, doc: Doc) -> ValueError:
         return ValueError(
@@ -245,9 +249,8 @@ class RelationExtractor(ClassifierPipe):
             if best > 0:
                 relations[i].append(Relation(head, tail, self.classes[best], float(row[best])))
         for doc, doc_relations in zip(docs, relations):
-            own = {(rel.key, rel.label) for rel in self.own_relations(doc)}
-            others = [rel for rel in get_relations(doc) if (rel.key, rel.label) not in own]
-            set_relations(doc, others + doc_relations)
+            owns = self._owns(doc)
+            set_relations(doc, [rel for rel in get_relations(doc) if not owns(rel)] + doc_relations)
 
     # -- training -------------------------------------------------------------------------------
 

@@ -5,16 +5,14 @@ from pathlib import Path
 import pytest
 from spacy.util import load_config
 
-from spacy_biolm.corpora.relations import DATASETS
 from spacy_biolm.training.relations_config import add_relation_extractor
 
 REPO = Path(__file__).resolve().parents[3]
 RELEASE = load_config(REPO / "configs" / "release_multitask.cfg", interpolate=False)
-CHEMPROT = DATASETS["chemprot"]
 
 
 def chemprot(config=RELEASE, **changes):
-    settings = dict(name="relation_chemprot", labels=CHEMPROT["labels"], pair_types=CHEMPROT["pair_types"], task="chemprot",
+    settings = dict(name="relation_chemprot", dataset="chemprot", task="chemprot",
                     train="corpus/relations/CHEMPROT/train.spacy", dev="corpus/relations/CHEMPROT/dev.spacy",
                     score_prefix="chemprot", score_weight=0.1, dev_limit=300)
     return add_relation_extractor(config, **{**settings, **changes})
@@ -42,9 +40,8 @@ def test_a_second_extractor_after_the_first_built_like_it_with_its_own_labels_pa
 @pytest.mark.parametrize("changes,message", [
     ({"name": "relation_extractor"}, "already has a component"),
     ({"template": "hallmarks"}, "not a relation_extractor"),
-    ({"labels": []}, "no relation labels"),
-    ({"pair_types": [["GENE", "DISEASE"]]}, "already pairs"),
-    ({"pair_types": [["CHEMICAL"]]}, r"\[head_type, tail_type\]"),
+    ({"dataset": "drugprot"}, "unknown relation dataset 'drugprot'"),
+    ({"dataset": "gad"}, r"relation_extractor already pairs \[\['GENE', 'DISEASE'\]\]"),
     ({"score_prefix": "rel"}, "prefix 'rel' is taken"),
     ({"task": "relations"}, "already has a task named 'relations'"),
 ])
@@ -53,6 +50,6 @@ def test_add_relation_extractor_rejects(changes, message):
         chemprot(**changes)
 
 
-def test_a_second_chemprot_extractor_would_overwrite_the_first_ones_scores():
-    with pytest.raises(ValueError, match="prefix 'chemprot' is taken"):
-        chemprot(chemprot(), name="relation_chemprot_2", pair_types=[["CHEMICAL", "DISEASE"]], task="other")
+def test_every_extractor_of_the_config_keeps_its_pairs_not_only_the_template():
+    with pytest.raises(ValueError, match="relation_chemprot already pairs"):
+        chemprot(chemprot(), name="relation_chemprot_2", task="other", score_prefix="other")
