@@ -9,8 +9,9 @@ from typing import Any, Dict
 
 __all__ = ["SAMPLE_TEXT", "sample_output", "sample_markdown"]
 
-# A gene-disease association and the three further entity types (CHEMICAL, CELL, SPECIES) of the release.
-SAMPLE_TEXT = "Germline mutations in BRCA1 cause hereditary breast cancer. Tamoxifen slowed the growth of MCF-7 cells in mice."
+# A gene-disease association, a chemical-gene relation (ChemProt's CPR:6, antagonist) and the three further
+# entity types (CHEMICAL, CELL, SPECIES) of the release.
+SAMPLE_TEXT = "Germline mutations in BRCA1 cause hereditary breast cancer. Tamoxifen, an antagonist of the estrogen receptor, slowed the growth of MCF-7 cells in mice."
 
 
 def sample_output(nlp, text: str = SAMPLE_TEXT) -> Dict[str, Any]:
