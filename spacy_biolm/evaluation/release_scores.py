@@ -107,8 +107,8 @@ def _verdict(at_or_above: Optional[bool]) -> str:
 
 
 def results_table(results: Dict[str, object]) -> str:
-    """Markdown table of :func:`release_results`: ours, the strongest baseline, the paper (percent;
-    MRR as is), and the run it came from."""
+    """Markdown table of :func:`release_results`: ours (with the scores its row shows beside the
+    headline), the strongest baseline, the paper (percent; MRR as is), and the run it came from."""
 
     rows = []
     for c in results["components"]:
@@ -124,7 +124,10 @@ def results_table(results: Dict[str, object]) -> str:
         if choice.get("chosen") == "untrained start":
             minutes += (f" (ships untrained: training's dev gain {choice['trained_minus_start_mrr']:+.3f} MRR over "
                         f"{choice['questions']} questions, p {choice['p_not_better']:.2f})")
-        rows.append([f"`{c['component']}`", c["test_set"], c["metric"], _shown(c["ours"], c["metric"]),
+        ours = _shown(c["ours"], c["metric"]) + "".join(
+            f"; {title} {_shown(c['scores'][key], c['metric'])}"
+            for key, title in getattr(RELEASE_ROWS.get(c["component"]), "beside", ()) if key in c.get("scores", {}))
+        rows.append([f"`{c['component']}`", c["test_set"], c["metric"], ours,
                      f"{_shown(baseline['value'], c['metric'])} ({baseline['name']})", verdict,
                      f"{_shown(paper['value'], c['metric'])} ({paper['name']})", minutes])
     header = ["component", "test set", "metric", "ours", "strongest baseline, same run", "≥ baseline", "paper", "training (min)"]

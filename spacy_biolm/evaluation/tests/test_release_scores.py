@@ -219,3 +219,14 @@ def test_dev_scores_weigh_what_chose_each_model_best(tmp_path):
     assert "| with | 73.0 | 84.0 | 62.0 | 88.0 |" in table
     with pytest.raises(FileNotFoundError, match="meta.json is missing: empty's directory"):
         dev_scores_table({"empty": tmp_path})
+
+
+def test_a_row_shows_the_scores_its_definition_puts_beside_the_headline():
+    from spacy_biolm.evaluation.release_scores import results_table
+
+    row = {"component": "relation_chemprot", "test_set": "ChemProt", "metric": "F1", "ours": 0.538,
+           "baseline": {"name": "all positive (CPR:4)", "value": 0.346}, "at_or_above_baseline": True, "paper": None,
+           "scores": {"rel_micro_f": 0.538, "end_to_end_micro_f": 0.242, "end_to_end_baseline_micro_f": 0.183}}
+    assert "| 53.8; end to end 24.2; end to end, all positive 18.3 | 34.6 (all positive (CPR:4)) |" in results_table({"components": [row]})
+    gad = dict(row, component="relation_extractor", scores={"rel_micro_f": 0.538})
+    assert "| 53.8 | 34.6" in results_table({"components": [gad]})

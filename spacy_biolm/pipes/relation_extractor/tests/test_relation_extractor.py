@@ -399,6 +399,14 @@ def test_two_extractors_of_other_pair_types_share_a_pipeline_each_with_its_own_r
     scores = nlp.evaluate(examples)
     assert scores["rel_micro_f"] == 1.0 and scores["chemprot_micro_f"] == 1.0
     assert set(scores["rel_f_per_type"]) == {"ASSOCIATION"} and set(scores["chemprot_f_per_type"]) == {"CPR:4"}
+    # evaluate_relations scores each extractor of the saved pipeline on its own test set, under the rel_ keys.
+    from spacy_biolm.evaluation.relations import evaluate_relations
+
+    nlp.to_disk(tmp_path / "pipeline")
+    for component, task in (("relation_extractor", "gad"), ("relation_chemprot", "chemprot")):
+        scored = evaluate_relations(tmp_path / "pipeline", tmp_path / f"{task}.spacy", component=component)
+        assert scored["rel_micro_f"] == 1.0 and scored["docs"] == 24, component
+    assert set(scored["rel_f_per_type"]) == {"CPR:4"}
     # One Doc with both pair types: each extractor replaces the relations of its own pairs and keeps the other's.
     doc = make_doc(["@GENE$", "causes", "@DISEASE$", ";", "BC6ENTC", "inhibits", "BC6ENTG"],
                    [(0, 1, "GENE"), (2, 3, "DISEASE"), (4, 5, "CHEMICAL"), (6, 7, "GENE")], [(0, 1, "ASSOCIATION")])
