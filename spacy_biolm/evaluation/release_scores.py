@@ -124,9 +124,9 @@ def results_table(results: Dict[str, object]) -> str:
         if choice.get("chosen") == "untrained start":
             minutes += (f" (ships untrained: training's dev gain {choice['trained_minus_start_mrr']:+.3f} MRR over "
                         f"{choice['questions']} questions, p {choice['p_not_better']:.2f})")
-        ours = _shown(c["ours"], c["metric"]) + "".join(
-            f"; {title} {_shown(c['scores'][key], c['metric'])}"
-            for key, title in getattr(RELEASE_ROWS.get(c["component"]), "beside", ()) if key in c.get("scores", {}))
+        row = RELEASE_ROWS.get(c["component"])
+        beside = [(key, dict(row.metrics)[key]) for key in row.beside if key in c.get("scores", {})] if row else []
+        ours = _shown(c["ours"], c["metric"]) + "".join(f"; {title} {_shown(c['scores'][key], c['metric'])}" for key, title in beside)
         rows.append([f"`{c['component']}`", c["test_set"], c["metric"], ours,
                      f"{_shown(baseline['value'], c['metric'])} ({baseline['name']})", verdict,
                      f"{_shown(paper['value'], c['metric'])} ({paper['name']})", minutes])

@@ -21,8 +21,8 @@ class ReleaseRow:
     """One component's row: what it does, its test set, the scores the row shows ((key in the
     evaluation JSON, column title)), its headline metric (key and title), the paper's value of
     it (None: no paper reports it), the baselines its scorer reports beside our score
-    ({title: key in the same scores}) and further scores of its own that README's table shows
-    beside the headline ((key, title); ChemProt's end to end beside its gold-entity F1)."""
+    ({title: key in the same scores}) and the keys of further ``metrics`` that README's table
+    shows beside the headline (ChemProt's end to end beside its gold-entity F1)."""
 
     task: str
     test_set: str
@@ -31,4 +31,4 @@ class ReleaseRow:
     headline_title: str
     paper: Optional[PaperValue]
     scorer_baselines: Dict[str, str] = field(default_factory=dict)
-    beside: Tuple[Tuple[str, str], ...] = ()
+    beside: Tuple[str, ...] = ()

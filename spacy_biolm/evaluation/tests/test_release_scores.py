@@ -144,6 +144,7 @@ def test_every_release_row_names_its_headline_among_the_scores_it_reads():
         assert keys and len(set(keys)) == len(keys), component
         # yes/no's headline (macro F1) is computed by its scorer beside the two F1s the row shows.
         assert row.headline in keys or component == "yes_no", component
+        assert set(row.beside) <= set(keys) - {row.headline}, component  # shown beside the headline under their titles
 
 
 def test_seeds_comparison_judges_the_target_on_means_over_seeds(tmp_path):
@@ -227,6 +228,6 @@ def test_a_row_shows_the_scores_its_definition_puts_beside_the_headline():
     row = {"component": "relation_chemprot", "test_set": "ChemProt", "metric": "F1", "ours": 0.538,
            "baseline": {"name": "all positive (CPR:4)", "value": 0.346}, "at_or_above_baseline": True, "paper": None,
            "scores": {"rel_micro_f": 0.538, "end_to_end_micro_f": 0.242, "end_to_end_baseline_micro_f": 0.183}}
-    assert "| 53.8; end to end 24.2; end to end, all positive 18.3 | 34.6 (all positive (CPR:4)) |" in results_table({"components": [row]})
+    assert "| 53.8; F1 end to end 24.2; F1 end to end, all positive 18.3 | 34.6 (all positive (CPR:4)) |" in results_table({"components": [row]})
     gad = dict(row, component="relation_extractor", scores={"rel_micro_f": 0.538})
     assert "| 53.8 | 34.6" in results_table({"components": [gad]})
