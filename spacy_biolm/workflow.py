@@ -14,8 +14,12 @@ training throughput unused. :func:`run_workflow` runs each step with ``spacy pro
 
 Dependencies are the steps' declared ``deps`` and ``outputs`` (a dep is an output or lies under
 one); a step must declare what it reads from an earlier step, as spaCy's re-run check needs anyway.
-While two steps run, each gets ``cores // 2`` torch threads (``OMP_NUM_THREADS``). A step that
-fails stops the run: the other is terminated and the exit status is the failed step's.
+While two steps run, each gets ``cores // 2`` torch threads (``OMP_NUM_THREADS``). A background
+step that outlives the others (the multi-task training outlasts the QA steps by half an hour) gets
+all cores from then on: the runner writes its share to ``metrics/logs/STEP.threads``, named by
+``SPACY_BIOLM_THREAD_SHARE`` in its environment, which a config's ``spacy-biolm.follow_thread_share.v1``
+callback follows (spacy_biolm/training/thread_share.py). A step that fails stops the run: the other
+is terminated and the exit status is the failed step's.
 """
 
 import os
@@ -25,6 +29,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from wasabi import msg
+
+from .training.thread_share import THREAD_SHARE_ENV, write_thread_share
 
 __all__ = ["workflow_steps", "run_workflow", "LOG_DIR"]
 
@@ -63,26 +69,40 @@ def _depends_on(step: dict, earlier: dict) -> bool:
     return any(_under(dep, output) for dep in step.get("deps", []) for output in earlier.get("outputs", []))
 
 
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def _threads_each(running: int) -> Optional[str]:
     """``OMP_NUM_THREADS`` for each of ``running`` concurrent steps (None: leave it as it is)."""
     if running < 2:
         return None
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return str(max(1, cores // running))
+    return str(max(1, _cores() // running))
 
 
 class _Step:
-    """One ``spacy project run STEP`` process; a background step writes its output to ``log``."""
+    """One ``spacy project run STEP`` process; a background step writes its output to ``log`` and
+    is told its share of the cores in the file beside it (``STEP.threads``)."""
 
     def __init__(self, name: str, command: List[str], log: Optional[Path]):
         self.name, self.command, self.log = name, command, log
+        self.share_file = log.with_suffix(".threads") if log is not None else None
         self.process: Optional[subprocess.Popen] = None
+        self.threads: Optional[int] = None
+
+    def share(self, running: int) -> None:
+        """Tell a background step that ``running`` steps (itself included) share the cores."""
+        threads = int(_threads_each(running) or _cores())
+        if self.share_file is not None and threads != self.threads:
+            write_thread_share(self.share_file, threads)
+            self.threads = threads
 
     def start(self, threads: Optional[str]) -> None:
         env = {**os.environ, **({"OMP_NUM_THREADS": threads} if threads else {})}
         if self.log is None:
             self.process = subprocess.Popen(self.command, env=env)
             return
+        env[THREAD_SHARE_ENV] = str(self.share_file.resolve())
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("w", encoding="utf8") as out:
             self.process = subprocess.Popen(self.command, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -141,17 +161,22 @@ def run_workflow(workflow: str, project_dir: Path = Path("."), var_args: Sequenc
         for name in [n for n in pending if n in beside and ready(n)]:
             pending.remove(name)
             background[name] = step(name, beside_others=True)
+            background[name].share(2)
             background[name].start(_threads_each(2))
             msg.info(f"{name} runs beside the next steps; its output: {background[name].log}")
         name = next((n for n in pending if n not in beside and ready(n)), None)
         if name is None:
             if not background:  # a workflow out of dependency order; never spin
                 raise RuntimeError(f"steps {pending} wait for outputs no step will write")
+            for running in background.values():  # nothing else runs: the cores are theirs
+                running.share(len(background))
             next(iter(background.values())).wait(_POLL_SECONDS)
             code = collect()
             continue
         pending.remove(name)
         current = step(name, beside_others=False)
+        for running in background.values():
+            running.share(1 + len(background))
         current.start(_threads_each(1 + len(background)))
         while not code and current.wait(_POLL_SECONDS if background else None) is None:
             code = collect()

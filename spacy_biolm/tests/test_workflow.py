@@ -13,8 +13,9 @@ with open("events.txt", "a") as events:
 time.sleep(seconds)
 Path("out").mkdir(exist_ok=True)
 Path("out", name).write_text(name)
+share = os.environ.get("SPACY_BIOLM_THREAD_SHARE")
 with open("events.txt", "a") as events:
-    events.write(f"end {name}\\n")
+    events.write(f"end {name} {Path(share).read_text().strip() if share else '-'}\\n")
 sys.exit(code)
 '''
 
@@ -72,3 +73,14 @@ def test_a_failing_step_stops_the_step_beside_it(tmp_path):
     started = time.monotonic()
     assert run_workflow("all", project) == 2
     assert time.monotonic() - started < 30 and not (project / "out" / "slow").exists()
+
+
+def test_a_beside_step_that_outlives_the_others_is_given_all_cores(tmp_path, monkeypatch):
+    monkeypatch.setattr("spacy_biolm.workflow._cores", lambda: 4)
+    project = _project(tmp_path, [("slow", 10, 0, []), ("b", 0, 0, []), ("c", 0, 0, ["out/slow"])], beside="slow")
+    assert run_workflow("all", project) == 0
+    events = {(kind, name): rest for kind, name, *rest in _events(project)}
+    assert events[("start", "slow")] == ["2"] and events[("start", "b")] == ["2"]  # half the cores each
+    # b ended and c waits for slow: slow's thread share says all four cores; foreground steps have none.
+    assert events[("end", "slow")] == ["4"] and events[("end", "b")] == ["-"]
+    assert (project / "metrics" / "logs" / "slow.threads").read_text() == "4\n"
