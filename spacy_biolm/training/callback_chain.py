@@ -10,7 +10,7 @@ __all__ = ["create_callback_chain"]
 @registry.callbacks("spacy-biolm.callback_chain.v1")
 def create_callback_chain(*callbacks: Callable[..., None]) -> Callable[..., None]:
     """One callback that calls each of ``callbacks`` in turn with the same arguments. In a config
-    each is a numbered section, ``[training.before_update.*.NAME]``, called in the config's order."""
+    each is a named section, ``[training.before_update.*.NAME]``, called in the config's order."""
     if not callbacks:
         raise ValueError("spacy-biolm.callback_chain.v1: expected at least one callback")
 
