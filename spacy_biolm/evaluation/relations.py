@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Sequence
 from spacy.training import Example
 
 from ..loading import load_pipeline
+from ..pipes.relation_extractor.scorer import DEFAULT_PREFIX, configured_prefix
 from .baselines import all_positive_relations
 
 __all__ = [
@@ -65,8 +66,8 @@ def evaluate_relations(
         finder = nlp if Path(entities_from) == Path(model_path) else load_pipeline(entities_from, use_gpu)
         examples = with_found_entities(finder, nlp, examples, extractor.cfg["pair_types"])
     scores = nlp.evaluate(examples)  # scores copies of the examples: their Docs stay as given
-    prefix = nlp.config["components"][component].get("scorer", {}).get("prefix", "rel")
-    scores.update({"rel" + key[len(prefix):]: value for key, value in scores.items() if key.startswith(f"{prefix}_")})
+    prefix = configured_prefix(nlp.config["components"][component])
+    scores.update({DEFAULT_PREFIX + key[len(prefix):]: value for key, value in scores.items() if key.startswith(f"{prefix}_")})
     scores["pairs"] = sum(len(extractor.candidate_pairs(eg.predicted)) for eg in examples)
     scores["docs"] = len(examples)
     scores["entities_from"] = "gold" if entities_from is None else str(entities_from)

@@ -36,6 +36,7 @@ def add_relation_extractor(config: Config, name: str, dataset: str, task: str, t
     same relations), a score prefix another extractor's scorer uses, and a task name the readers
     already use."""
     from ..corpora.relations import DATASETS
+    from ..pipes.relation_extractor.scorer import configured_prefix
 
     if dataset not in DATASETS:
         raise ValueError(f"unknown relation dataset {dataset!r}; expected one of {sorted(DATASETS)}")
@@ -52,7 +53,7 @@ def add_relation_extractor(config: Config, name: str, dataset: str, task: str, t
         shared = [pair for pair in pairs if pair in [list(p) for p in block.get("pair_types", [])]]
         if shared:
             raise ValueError(f"{other} already pairs {shared}: two extractors would claim the same relations")
-    if score_prefix in {block.get("scorer", {}).get("prefix", "rel") for block in extractors.values()}:
+    if score_prefix in {configured_prefix(block) for block in extractors.values()}:
         raise ValueError(f"score prefix {score_prefix!r} is taken: its keys would overwrite another extractor's scores")
 
     block = copy.deepcopy(components[template])

@@ -19,11 +19,18 @@ from spacy.util import registry
 
 from ...doc_data import get_relations, relations_annotated
 
-__all__ = ["score_relations", "make_relations_scorer"]
+__all__ = ["DEFAULT_PREFIX", "configured_prefix", "score_relations", "make_relations_scorer"]
+
+DEFAULT_PREFIX = "rel"
+
+
+def configured_prefix(component_config: Dict[str, Any]) -> str:
+    """The score-key prefix a relation_extractor's config block gives its scorer (``rel`` unless set)."""
+    return component_config.get("scorer", {}).get("prefix", DEFAULT_PREFIX)
 
 
 def score_relations(
-    examples: Iterable[Example], labels: Optional[Sequence[str]] = None, prefix: str = "rel"
+    examples: Iterable[Example], labels: Optional[Sequence[str]] = None, prefix: str = DEFAULT_PREFIX
 ) -> Dict[str, Any]:
     """Score predicted ``doc._.relations`` against the reference Docs' relations.
 
@@ -56,7 +63,7 @@ def score_relations(
 
 
 @registry.scorers("spacy-biolm.relations_scorer.v1")
-def make_relations_scorer(labels: Optional[Sequence[str]] = None, prefix: str = "rel") -> Callable[..., Dict[str, Any]]:
+def make_relations_scorer(labels: Optional[Sequence[str]] = None, prefix: str = DEFAULT_PREFIX) -> Callable[..., Dict[str, Any]]:
     """Scorer for ``relation_extractor``: micro P/R/F1 over the positive relation labels.
 
     Keys: ``rel_micro_p``, ``rel_micro_r``, ``rel_micro_f``, ``rel_f_per_type``, ``rel_counts``.
